@@ -1,0 +1,357 @@
+/*
+ * config.c -- configuration from three layers: defaults, the program's struct
+ * shim_config, then the SHIM_* environment, which wins so that a built program can be
+ * retuned without recompiling.
+ *
+ * Every value is checked completely: a number is all digits (no sign, no spaces, no
+ * trailing text) and within range; a bad value is one line naming the variable, the
+ * value as given and what is accepted. The caller decides what an error means (run
+ * unprofiled, or exit under SHIM_STRICT). An unknown SHIM_* name is only a warning (it
+ * is most likely a typo, and shim must not stop a program over it); a name present
+ * twice in the environment is an error, since which one wins is not obvious.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void config_defaults(struct shim_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    shim_config_init(&s->cfg);
+    snprintf(s->output, sizeof s->output, "%s", SHIM_DEFAULT_OUTPUT);
+    s->cfg.output = s->output;
+}
+
+void shim_config_init(struct shim_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
+    cfg->output = NULL;
+    cfg->period = 1000;
+    cfg->observer_cpu = -1;
+    cfg->dte_tolerance = 0.01;
+    cfg->hist_buckets = 500;
+    cfg->hist_lo = 0.0;
+    cfg->hist_hi = 4.0;
+    cfg->max_tags = 1024;
+    cfg->jitter = 0.5;
+    for (int i = 0; i < SHIM_COUNTER_SLOTS; i++)
+        cfg->counter_scale[i] = 1.0;
+}
+
+/* ---- value parsers: 0 on success, -1 on a malformed or out-of-range value ---- */
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out)
+{
+    if (!v || *v < '0' || *v > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_double(const char *v, double lo, double hi, double *out, char **end_out)
+{
+    if (!v || !*v || (*v != '-' && *v != '.' && (*v < '0' || *v > '9'))) return -1;
+    errno = 0;
+    char *end;
+    double x = strtod(v, &end);
+    if (errno || end == v || !isfinite(x) || x < lo || x > hi) return -1;
+    if (end_out)
+        *end_out = end;
+    else if (*end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *yes[] = {"1", "yes", "true", "on"}, *no[] = {"0", "no", "false", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(v, yes[i]) == 0) return *out = 1, 0;
+        if (strcmp(v, no[i]) == 0) return *out = 0, 0;
+    }
+    return -1;
+}
+
+/* ---- one parser per variable ---- */
+
+static int var_disable(struct shim_settings *s, const char *v)
+{
+    return parse_bool(v, &s->disable);
+}
+static int var_strict(struct shim_settings *s, const char *v)
+{
+    return parse_bool(v, &s->cfg.strict);
+}
+static int var_quiet(struct shim_settings *s, const char *v)
+{
+    return parse_bool(v, &s->quiet);
+}
+
+static int var_output(struct shim_settings *s, const char *v)
+{
+    char probe[PATH_MAX];
+    if (!*v || strlen(v) >= sizeof s->output ||
+        config_expand_output(v, 4194304, "program", probe, sizeof probe) != 0)
+        return -1;
+    snprintf(s->output, sizeof s->output, "%s", v);
+    return 0;
+}
+
+static int var_period(struct shim_settings *s, const char *v)
+{
+    return parse_u64(v, SHIM_MAX_PERIOD, &s->cfg.period);
+}
+
+static int var_jitter(struct shim_settings *s, const char *v)
+{
+    return parse_double(v, 0.0, 1.0, &s->cfg.jitter, NULL);
+}
+
+static int var_observer_cpu(struct shim_settings *s, const char *v)
+{
+    uint64_t cpu;
+    if (strcmp(v, "auto") == 0) return s->cfg.observer_cpu = -1, 0;
+    if (parse_u64(v, CPU_SETSIZE - 1, &cpu) != 0) return -1;
+    s->cfg.observer_cpu = (int)cpu;
+    return 0;
+}
+
+static int var_dte(struct shim_settings *s, const char *v)
+{
+    char *end;
+    double x;
+    if (strcmp(v, "off") == 0) return s->cfg.dte_off = 1, 0;
+    if (parse_double(v, 0.0, 100.0, &x, &end) != 0) return -1;
+    if (strcmp(end, "%") == 0)
+        x /= 100.0;
+    else if (*end || x > 1.0)
+        return -1;
+    s->cfg.dte_tolerance = x;
+    s->cfg.dte_off = 0;
+    return 0;
+}
+
+/* "none", "auto", or a comma-separated list of distinct slots below `slots`; each item
+ * may carry ":SCALE" when scales is not NULL. */
+static int parse_slot_list(const char *v, unsigned slots, uint32_t *mask, double *scales)
+{
+    if (strcmp(v, "none") == 0) return *mask = SHIM_TAGS_NONE, 0;
+    if (strcmp(v, "auto") == 0) return *mask = 0, 0;
+    uint32_t m = 0;
+    const char *p = v;
+    for (;;) {
+        char item[64], *colon;
+        size_t n = strcspn(p, ",");
+        uint64_t slot;
+        if (n == 0 || n >= sizeof item) return -1;
+        memcpy(item, p, n);
+        item[n] = 0;
+        colon = scales ? strchr(item, ':') : NULL;
+        if (colon) *colon = 0;
+        if (parse_u64(item, slots - 1, &slot) != 0 || (m & (1u << slot))) return -1;
+        if (colon && parse_double(colon + 1, 1e-300, 1e300, &scales[slot], NULL) != 0) return -1;
+        m |= 1u << slot;
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+static int var_tags(struct shim_settings *s, const char *v)
+{
+    return parse_slot_list(v, SHIM_TAG_SLOTS, &s->cfg.tag_slots, NULL);
+}
+
+static int var_counters(struct shim_settings *s, const char *v)
+{
+    double scale[SHIM_COUNTER_SLOTS];
+    memcpy(scale, s->cfg.counter_scale, sizeof scale);
+    if (parse_slot_list(v, SHIM_COUNTER_SLOTS, &s->cfg.counter_slots, scale) != 0) return -1;
+    memcpy(s->cfg.counter_scale, scale, sizeof scale);
+    return 0;
+}
+
+static int var_hist(struct shim_settings *s, const char *v)
+{
+    uint64_t buckets;
+    double lo, hi;
+    char *end;
+    const char *colon = strchr(v, ':');
+    char num[32];
+    if (!colon || (size_t)(colon - v) >= sizeof num) return -1;
+    memcpy(num, v, (size_t)(colon - v));
+    num[colon - v] = 0;
+    if (parse_u64(num, SHIM_MAX_BUCKETS, &buckets) != 0 || buckets == 0 ||
+        parse_double(colon + 1, -1e300, 1e300, &lo, &end) != 0 || *end != ':' ||
+        parse_double(end + 1, -1e300, 1e300, &hi, NULL) != 0 || !(hi > lo))
+        return -1;
+    s->cfg.hist_buckets = (uint32_t)buckets;
+    s->cfg.hist_lo = lo;
+    s->cfg.hist_hi = hi;
+    return 0;
+}
+
+static int var_max_tags(struct shim_settings *s, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, SHIM_MAX_TAG_CAP, &n) != 0 || n == 0) return -1;
+    s->cfg.max_tags = (uint32_t)n;
+    return 0;
+}
+
+const struct config_var config_vars[] = {
+    {"SHIM_DISABLE", "0 or 1 (also yes/no, true/false, on/off)", var_disable},
+    {"SHIM_OUTPUT", "a non-empty path; %p is the pid, %e the program name, %% a percent sign",
+     var_output},
+    {"SHIM_PERIOD", "a whole number of TSC cycles from 0 (as fast as possible) to 1000000000000",
+     var_period},
+    {"SHIM_JITTER", "a number from 0 to 1 (the period varies by +- this fraction)", var_jitter},
+    {"SHIM_OBSERVER_CPU", "auto, or a CPU number the process may run on", var_observer_cpu},
+    {"SHIM_DTE", "off, a fraction from 0 to 1 (0.01), or a percentage (1%)", var_dte},
+    {"SHIM_STRICT", "0 or 1", var_strict},
+    {"SHIM_QUIET", "0 or 1", var_quiet},
+    {"SHIM_TAGS", "auto, none, or distinct tag slots 0-15 separated by commas (0,1)", var_tags},
+    {"SHIM_COUNTERS",
+     "auto, none, or distinct counter slots 0-7 separated by commas, each optionally "
+     ":SCALE with SCALE > 0 (0:1000,1)",
+     var_counters},
+    {"SHIM_HIST", "BUCKETS:LO:HI with 1 <= BUCKETS <= 100000 and LO < HI (500:0:4)", var_hist},
+    {"SHIM_MAX_TAGS", "a whole number from 1 to 1048576", var_max_tags},
+    {NULL, NULL, NULL},
+};
+
+static const struct config_var *find_var(const char *name, size_t len)
+{
+    for (const struct config_var *v = config_vars; v->name; v++)
+        if (strlen(v->name) == len && memcmp(v->name, name, len) == 0) return v;
+    return NULL;
+}
+
+int config_apply_var(struct shim_settings *s, const char *name, const char *value, FILE *err)
+{
+    const struct config_var *v = find_var(name, strlen(name));
+    if (!v) {
+        fprintf(err, "shim: %s is not a shim variable\n", name);
+        return -1;
+    }
+    if (v->parse(s, value) != 0) {
+        fprintf(err, "shim: %s=\"%.200s\" is not valid; expected %s\n", name, value, v->accepts);
+        return -1;
+    }
+    return 0;
+}
+
+int config_apply_env(struct shim_settings *s, char *const *envp, FILE *err)
+{
+    int errors = 0;
+    for (char *const *e = envp; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "SHIM_", 5) != 0 || !eq) continue;
+        size_t len = (size_t)(eq - *e);
+        int seen_before = 0;
+        for (char *const *f = envp; f != e; f++)
+            if (strncmp(*f, *e, len + 1) == 0) seen_before = 1;
+        if (seen_before) {
+            fprintf(err, "shim: %.*s is set more than once in the environment\n", (int)len, *e);
+            errors++;
+        } else if (!find_var(*e, len)) {
+            fprintf(err, "shim: warning: %.*s is not a shim variable; ignored\n", (int)len, *e);
+        } else {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)len, *e);
+            errors += config_apply_var(s, name, eq + 1, err) != 0;
+        }
+    }
+    return errors;
+}
+
+static int struct_error(FILE *err, const char *field, const char *accepts)
+{
+    fprintf(err, "shim: struct shim_config: %s is out of range; expected %s\n", field, accepts);
+    return 1;
+}
+
+int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, FILE *err)
+{
+    struct shim_config c;
+    int bad = 0;
+    if (cfg->size == 0 || cfg->size > sizeof c) {
+        fprintf(err,
+                "shim: struct shim_config: size is %u; fill the struct with "
+                "shim_config_init() first\n",
+                cfg->size);
+        return 1;
+    }
+    shim_config_init(&c);
+    memcpy(&c, cfg, cfg->size); /* a program built against an older, shorter struct */
+    c.size = sizeof c;
+    if (c.period > SHIM_MAX_PERIOD)
+        bad += struct_error(err, "period", "0 to 1000000000000 TSC cycles");
+    if (c.observer_cpu < -1 || c.observer_cpu >= CPU_SETSIZE)
+        bad += struct_error(err, "observer_cpu", "-1 (choose) or a CPU number");
+    if (!(c.dte_tolerance >= 0.0 && c.dte_tolerance <= 1.0))
+        bad += struct_error(err, "dte_tolerance", "a number from 0 to 1");
+    if (!(c.jitter >= 0.0 && c.jitter <= 1.0))
+        bad += struct_error(err, "jitter", "a number from 0 to 1");
+    if (c.tag_slots != SHIM_TAGS_NONE && (c.tag_slots >> SHIM_TAG_SLOTS) != 0)
+        bad += struct_error(err, "tag_slots", "a mask of slots 0-15, or SHIM_TAGS_NONE");
+    if (c.counter_slots != SHIM_TAGS_NONE && (c.counter_slots >> SHIM_COUNTER_SLOTS) != 0)
+        bad += struct_error(err, "counter_slots", "a mask of slots 0-7, or SHIM_TAGS_NONE");
+    for (int i = 0; i < SHIM_COUNTER_SLOTS; i++) {
+        if (c.counter_scale[i] == 0.0) c.counter_scale[i] = 1.0;
+        if (!(c.counter_scale[i] > 0.0) || !isfinite(c.counter_scale[i]))
+            bad += struct_error(err, "counter_scale[]", "a finite number > 0 (0 means 1)");
+    }
+    if (c.hist_buckets == 0 || c.hist_buckets > SHIM_MAX_BUCKETS)
+        bad += struct_error(err, "hist_buckets", "1 to 100000");
+    if (!isfinite(c.hist_lo) || !isfinite(c.hist_hi) || !(c.hist_hi > c.hist_lo))
+        bad += struct_error(err, "hist_lo/hist_hi", "finite numbers with hist_lo < hist_hi");
+    if (c.max_tags == 0 || c.max_tags > SHIM_MAX_TAG_CAP)
+        bad += struct_error(err, "max_tags", "1 to 1048576");
+    if (c.output && var_output(s, c.output) != 0)
+        bad += struct_error(err, "output",
+                            "a non-empty path shorter than PATH_MAX with only "
+                            "%p, %e and %% sequences");
+    if (bad) return bad;
+    c.output = s->output;
+    s->cfg = c;
+    return 0;
+}
+
+int config_expand_output(const char *pattern, long pid, const char *prog, char *out, size_t outlen)
+{
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++) {
+        char buf[32];
+        const char *add = buf;
+        if (*p != '%') {
+            buf[0] = *p, buf[1] = 0;
+        } else if (p[1] == 'p') {
+            snprintf(buf, sizeof buf, "%ld", pid), p++;
+        } else if (p[1] == 'e') {
+            add = prog, p++;
+        } else if (p[1] == '%') {
+            buf[0] = '%', buf[1] = 0, p++;
+        } else {
+            return -1;
+        }
+        size_t len = strlen(add);
+        if (n + len >= outlen) return -1;
+        memcpy(out + n, add, len);
+        n += len;
+    }
+    if (n == 0) return -1;
+    out[n] = 0;
+    return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * config.h -- the resolved configuration: defaults, then the program's struct, then
+ * the SHIM_* environment (see config.c for the rules).
+ */
+#ifndef SHIM_LIBSHIM_CONFIG_H
+#define SHIM_LIBSHIM_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "shim.h"
+
+#define SHIM_MAX_PERIOD     1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
+#define SHIM_MAX_BUCKETS    100000u
+#define SHIM_MAX_TAG_CAP    (1u << 20)
+#define SHIM_DEFAULT_OUTPUT "shim-%e-%p.json"
+
+struct shim_settings {
+    struct shim_config cfg; /* cfg.output points at output[] */
+    char output[PATH_MAX];
+    int disable; /* SHIM_DISABLE=1 */
+    int quiet;   /* SHIM_QUIET=1: no summary line at stop */
+};
+
+/* One environment variable the configuration knows. */
+struct config_var {
+    const char *name;
+    const char *accepts; /* what the error message says is accepted */
+    int (*parse)(struct shim_settings *s, const char *value);
+};
+
+/* The table of every SHIM_* variable, NULL-terminated; used for parsing, for the
+ * unknown-variable check and by the documentation test. */
+extern const struct config_var config_vars[];
+
+/* Fill s with the defaults. */
+void config_defaults(struct shim_settings *s);
+
+/* Check a program-supplied struct and copy it into s. Writes one line per bad field to
+ * err. Returns the number of bad fields. */
+int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, FILE *err);
+
+/* Apply one variable: 0, or -1 with one line on err naming variable, value and what is
+ * accepted. Unknown names are -1 too. */
+int config_apply_var(struct shim_settings *s, const char *name, const char *value, FILE *err);
+
+/* Apply every SHIM_* entry of envp (NULL-terminated "NAME=value" strings). Unknown
+ * SHIM_* names give a warning line and are not errors; a name given twice is an error.
+ * Returns the number of errors. */
+int config_apply_env(struct shim_settings *s, char *const *envp, FILE *err);
+
+/* Expand %p, %e, %% of an output pattern. Returns 0 or -1 (too long, or an unknown
+ * %-sequence). */
+int config_expand_output(const char *pattern, long pid, const char *prog, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * lifecycle.c -- shim_start(), shim_stop() and what surrounds them: configuration,
+ * placement, the probe plan, the observer thread, stopping at exit, fork.
+ *
+ * One run at a time, guarded by a mutex that the observer never touches. Starting
+ * resolves the configuration (any bad value: one line, and the program runs on
+ * unprofiled, or exits under SHIM_STRICT), chooses CPUs with hwloc, pins the calling
+ * thread and the observer, gives the calling thread a signal block, builds the probe
+ * plan and lets the observer run. Stopping joins the observer, restores the observed
+ * thread's CPU affinity and writes the profile. If the program never calls
+ * shim_stop(), an atexit handler does.
+ *
+ * fork(): the child has no observer thread (threads do not survive fork), so the child
+ * forgets the parent's run: it is unobserved and may call shim_start() again. The
+ * mutex is taken around fork so the child never inherits it locked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "run.h"
+#include "signal_block.h"
+
+extern char **environ;
+
+enum run_state { IDLE, RUNNING };
+
+/* Recursive: SHIM_STRICT may exit() while the lock is held, and the atexit handler
+ * then takes it again on the same thread. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static enum run_state state;
+static struct shim_run *run;
+static int hooks_installed;
+static char last_output[PATH_MAX];
+
+const char *shim_strerror(int err)
+{
+    switch (err) {
+    case SHIM_OK:
+        return "success";
+    case SHIM_EINVAL:
+        return "invalid configuration value";
+    case SHIM_EBUSY:
+        return "shim is already observing";
+    case SHIM_ENOTSTARTED:
+        return "shim is not observing";
+    case SHIM_ENOCPU:
+        return "no CPU available for the observer";
+    case SHIM_ENOMEM:
+        return "out of memory";
+    case SHIM_ETOPOLOGY:
+        return "machine topology unavailable or CPU pinning failed";
+    case SHIM_ETHREAD:
+        return "the observer thread could not be created";
+    case SHIM_EIO:
+        return "the profile could not be written";
+    case SHIM_EDISABLED:
+        return "shim is disabled (SHIM_DISABLE=1)";
+    case SHIM_EFORKED:
+        return "not available in a child forked while observing";
+    default:
+        return "unknown shim error";
+    }
+}
+
+/* One line on stderr; under SHIM_STRICT the program exits. Returns code. */
+static int fail(int code, int strict, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "shim: %s; %s\n", msg,
+            strict ? "exiting (SHIM_STRICT=1)" : "the program runs on unprofiled");
+    if (strict) exit(SHIM_STRICT_EXIT_STATUS);
+    return code;
+}
+
+static void *observer_main(void *arg)
+{
+    observer_run(&((struct shim_run *)arg)->obs);
+    return NULL;
+}
+
+/* Slots to read: the configured mask, or by default (0) the named ones (tags: and 0). */
+static unsigned slots_of(uint32_t mask, uint32_t named, uint32_t fallback, unsigned n,
+                         unsigned *out)
+{
+    uint32_t m = mask == SHIM_TAGS_NONE ? 0 : mask ? mask : (named | fallback);
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (m & (1u << i)) out[k++] = i;
+    return k;
+}
+
+static void build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
+{
+    const struct shim_config *c = &r->settings.cfg;
+    memset(p, 0, sizeof *p);
+    names_lock();
+    r->n_tag_slots =
+        slots_of(c->tag_slots, names_tag_slots_named(), 1, SHIM_TAG_SLOTS, r->tag_slot);
+    r->n_counter_slots =
+        slots_of(c->counter_slots, names_counters_named(), 0, SHIM_COUNTER_SLOTS, r->counter_slot);
+    names_unlock();
+    for (unsigned i = 0; i < r->n_tag_slots; i++)
+        p->tag[p->n_tags++] = &b->tag[r->tag_slot[i]];
+    for (unsigned i = 0; i < r->n_counter_slots; i++) {
+        unsigned slot = r->counter_slot[i];
+        p->sw[p->n_sw++].word = &b->counter[slot];
+        p->mask[i] = ~(uint64_t)0;
+        p->rate[p->n_rates++] =
+            (struct probe_rate){(int)i, PROBE_RATE_PER_TSC, c->counter_scale[slot]};
+    }
+    p->thread_word = &r->thread_word;
+}
+
+static void program_name(char *out, size_t len)
+{
+    extern char *program_invocation_short_name;
+    snprintf(out, len, "%s",
+             program_invocation_short_name ? program_invocation_short_name : "prog");
+    for (char *p = out; *p; p++) /* keep the default file name tame */
+        if (*p == '/' || *p == ' ') *p = '_';
+}
+
+/* Choose CPUs and pin the calling thread. */
+static int place(struct shim_run *r)
+{
+    hwloc_topology_t topo;
+    char why[512];
+    int strict = r->settings.cfg.strict;
+    if (topology_load(&topo, why, sizeof why) != 0) return fail(SHIM_ETOPOLOGY, strict, "%s", why);
+    topology_describe(topo, &r->topo);
+    if (sched_getaffinity(0, sizeof r->allowed, &r->allowed) != 0) {
+        hwloc_topology_destroy(topo);
+        return fail(SHIM_ETOPOLOGY, strict, "cannot read the CPU affinity: %s", strerror(errno));
+    }
+    r->saved_affinity = r->allowed;
+    int rc = placement_choose(topo, &r->allowed, sched_getcpu(), r->settings.cfg.observer_cpu,
+                              &r->placement, why, sizeof why);
+    hwloc_topology_destroy(topo);
+    if (rc != 0) return fail(rc, strict, "%s", why);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(r->placement.observed_cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return fail(SHIM_ETOPOLOGY, strict, "cannot pin the observed thread to CPU %d: %s",
+                    r->placement.observed_cpu, strerror(errno));
+    r->pinned = 1;
+    return 0;
+}
+
+/* Start the observer thread pinned on its CPU with every signal blocked (the program's
+ * handlers must never run on it). */
+static int launch(struct shim_run *r)
+{
+    pthread_attr_t attr;
+    cpu_set_t one;
+    sigset_t all, old;
+    CPU_ZERO(&one);
+    CPU_SET(r->placement.observer_cpu, &one);
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(&r->thread, &attr, observer_main, r);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (err)
+        return fail(SHIM_ETHREAD, r->settings.cfg.strict, "cannot start the observer on CPU %d: %s",
+                    r->placement.observer_cpu, strerror(err));
+    pthread_setname_np(r->thread, "shim-observer");
+    return 0;
+}
+
+static void stop_at_exit(void)
+{
+    if (shim_running()) shim_stop();
+}
+
+/* The forking thread's CPU affinity as it was before shim pinned it, if it is the
+ * observed thread: the child must not inherit the pin. */
+static cpu_set_t fork_affinity;
+static int fork_restore_affinity;
+
+static void before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+    fork_restore_affinity = state == RUNNING && run->pinned && gettid() == run->observed_tid;
+    if (fork_restore_affinity) fork_affinity = run->saved_affinity;
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+static void after_fork_child(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    names_after_fork_child();
+    if (fork_restore_affinity) sched_setaffinity(0, sizeof fork_affinity, &fork_affinity);
+    /* The observer did not come along; its memory is the parent's copy: leave it. */
+    run = NULL;
+    state = IDLE;
+}
+
+static int configure(struct shim_run *r, const struct shim_config *cfg)
+{
+    int bad = 0;
+    config_defaults(&r->settings);
+    if (cfg) bad += config_apply_struct(&r->settings, cfg, stderr);
+    bad += config_apply_env(&r->settings, environ, stderr);
+    if (bad)
+        return fail(SHIM_EINVAL, r->settings.cfg.strict, "%d bad setting%s", bad,
+                    bad > 1 ? "s" : "");
+    if (r->settings.disable) return SHIM_EDISABLED;
+    program_name(r->prog_name, sizeof r->prog_name);
+    r->pid = (long)getpid();
+    if (config_expand_output(r->settings.output, r->pid, r->prog_name, r->output_path,
+                             sizeof r->output_path) != 0)
+        return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                    "SHIM_OUTPUT=\"%s\" expands to a path "
+                    "that is too long",
+                    r->settings.output);
+    return 0;
+}
+
+static int start_locked(const struct shim_config *cfg)
+{
+    struct shim_run *r = calloc(1, sizeof *r);
+    if (!r) return fail(SHIM_ENOMEM, 0, "out of memory starting shim");
+    int rc = configure(r, cfg);
+    if (rc == 0) rc = place(r);
+    struct shim_block *block = rc == 0 ? signal_block_acquire() : NULL;
+    if (rc == 0 && !block)
+        rc = fail(SHIM_ENOMEM, r->settings.cfg.strict, "no signal block left for this thread");
+    if (rc == 0) {
+        const struct shim_config *c = &r->settings.cfg;
+        struct probe_plan plan;
+        struct observer_params params = {c->period,
+                                         c->jitter,
+                                         c->dte_tolerance,
+                                         c->dte_off,
+                                         c->max_tags,
+                                         observer_default_max_period(c->period, c->jitter),
+                                         {0},
+                                         0};
+        signal_block_attach(block);
+        build_plan(r, block, &plan);
+        hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi);
+        r->observed_tid = gettid();
+        r->thread_word = (uint64_t)r->observed_tid;
+        clock_pair_take(&r->start);
+        params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
+        if (observer_init(&r->obs, &plan, &params) != 0)
+            rc = fail(SHIM_ENOMEM, c->strict,
+                      "out of memory for the observer's tables "
+                      "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
+                      c->max_tags, c->hist_buckets);
+        else if ((rc = launch(r)) != 0)
+            observer_free(&r->obs);
+    }
+    if (rc != 0) {
+        if (r->pinned) sched_setaffinity(0, sizeof r->saved_affinity, &r->saved_affinity);
+        free(r);
+        return rc;
+    }
+    tsc_probe(&r->tsc);
+    host_probe(&r->host);
+    snprintf(last_output, sizeof last_output, "%s", r->output_path);
+    run = r;
+    state = RUNNING;
+    return 0;
+}
+
+int shim_start(const struct shim_config *cfg)
+{
+    pthread_mutex_lock(&lock);
+    int rc;
+    if (state == RUNNING) {
+        fprintf(stderr, "shim: shim_start() called while already observing; ignored\n");
+        rc = SHIM_EBUSY;
+    } else {
+        rc = start_locked(cfg);
+    }
+    if (rc == 0 && !hooks_installed) {
+        hooks_installed = 1;
+        atexit(stop_at_exit);
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static void summary(const struct shim_run *r)
+{
+    const struct observer_totals *t = &r->obs.totals;
+    fprintf(stderr,
+            "shim: wrote %s: %llu samples, median period %.0f cycles, %.1f%% kept by DTE, "
+            "observer on CPU %d (%s)\n",
+            r->output_path, (unsigned long long)t->total, loghist_quantile(&r->obs.period, 0.5),
+            t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
+            r->placement.relation);
+}
+
+int shim_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    if (state != RUNNING) {
+        pthread_mutex_unlock(&lock);
+        return SHIM_ENOTSTARTED;
+    }
+    struct shim_run *r = run;
+    observer_request_stop(&r->obs);
+    pthread_join(r->thread, NULL);
+    run = NULL; /* from here on, an exit() (SHIM_STRICT) finds nothing to stop */
+    state = IDLE;
+    clock_pair_take(&r->end);
+    struct clock_pair calibration_end = r->end;
+    tsc_calibrate(&r->tsc, &r->start, &calibration_end);
+    /* The observed thread may have exited (ESRCH): nothing to restore then. */
+    sched_setaffinity(r->observed_tid, sizeof r->saved_affinity, &r->saved_affinity);
+    char why[PATH_MAX + 128];
+    int rc = 0;
+    if (profile_write(r, why, sizeof why) != 0)
+        rc = fail(SHIM_EIO, r->settings.cfg.strict, "%s", why);
+    else if (!r->settings.quiet)
+        summary(r);
+    observer_free(&r->obs);
+    free(r);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int shim_running(void)
+{
+    pthread_mutex_lock(&lock);
+    int on = state == RUNNING;
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
+const char *shim_output_path(void)
+{
+    return last_output[0] ? last_output : NULL;
+}

@@ -1,0 +1,294 @@
+/*
+ * profile_writer.c -- the profile file (docs/profile-format.md) built with jansson.
+ *
+ * The document is built in memory (a few thousand objects at most: the tag table is
+ * bounded) and written to a temporary file beside the destination, opened with
+ * O_EXCL|O_NOFOLLOW so a planted symlink cannot redirect it, fsync'ed and renamed over
+ * the destination: a reader sees the old file or the whole new one, never a part.
+ * Non-finite numbers never reach the file (JSON has none): they become null, and the
+ * histograms count them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "names.h"
+#include "run.h"
+
+static json_t *jreal(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
+}
+static json_t *jstr(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *argv_json(void)
+{
+    json_t *a = json_array();
+    FILE *f = fopen("/proc/self/cmdline", "re");
+    if (!f) return a;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+        json_array_append_new(a, json_stringn_nocheck(buf + i, strlen(buf + i)));
+    return a;
+}
+
+static json_t *loghist_json(const struct loghist *h, const char *unit)
+{
+    json_t *buckets = json_array();
+    for (uint32_t i = 0; i < h->nbuckets; i++)
+        if (h->bucket[i])
+            json_array_append_new(buckets,
+                                  json_pack("[f,f,I]", loghist_lower(h, i), loghist_lower(h, i + 1),
+                                            (json_int_t)h->bucket[i]));
+    uint64_t finite = h->count;
+    return json_pack("{s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "unit", unit,
+                     "count", (json_int_t)h->count, "min", jreal(h->count ? h->min : NAN), "max",
+                     jreal(h->count ? h->max : NAN), "mean",
+                     jreal(finite ? h->sum / (double)finite : NAN), "median",
+                     jreal(loghist_quantile(h, 0.5)), "p10", jreal(loghist_quantile(h, 0.1)), "p90",
+                     jreal(loghist_quantile(h, 0.9)), "underflow", (json_int_t)h->underflow,
+                     "overflow", (json_int_t)h->overflow, "buckets", buckets);
+}
+
+static json_t *hist_json(const struct hist_spec *s, const uint64_t *counts)
+{
+    json_t *c = json_array();
+    for (uint32_t i = 0; i < s->buckets; i++)
+        if (counts[i]) json_array_append_new(c, json_pack("[i,I]", (int)i, (json_int_t)counts[i]));
+    return json_pack("{s:i, s:f, s:f, s:o, s:o, s:o, s:o}", "buckets", (int)s->buckets, "lo", s->lo,
+                     "hi", s->hi, "underflow", jint(counts[HIST_UNDERFLOW(s)]), "overflow",
+                     jint(counts[HIST_OVERFLOW(s)]), "nan", jint(counts[HIST_NAN(s)]), "counts", c);
+}
+
+static json_t *entry_json(const struct shim_run *r, const struct tag_entry *e, const uint64_t *key)
+{
+    const struct tag_table *t = &r->obs.tags;
+    uint64_t total = r->obs.totals.total - r->obs.totals.interrupted;
+    json_t *o = json_object(), *rates = json_array();
+    if (key) {
+        json_t *values = json_array(), *names = json_array();
+        for (unsigned i = 0; i < r->n_tag_slots; i++) {
+            json_array_append_new(values, jint(key[1 + i]));
+            json_array_append_new(names, jstr(names_tag(r->tag_slot[i], key[1 + i])));
+        }
+        json_object_set_new(o, "thread", jint(key[0]));
+        json_object_set_new(o, "values", values);
+        json_object_set_new(o, "names", names);
+    } else {
+        json_object_set_new(o, "thread", json_null());
+        json_object_set_new(o, "values", json_null());
+        json_object_set_new(o, "names", json_null());
+    }
+    json_object_set_new(o, "samples", jint(e->samples));
+    json_object_set_new(o, "share", json_real(total ? (double)e->samples / (double)total : 0));
+    json_object_set_new(o, "cycles", jint(e->cycles));
+    json_object_set_new(o, "kept", jint(e->kept));
+    for (unsigned i = 0; i < t->n_rates; i++) {
+        const struct rate_stats *s = &e->stats[i];
+        json_t *rj = json_object();
+        json_object_set_new(rj, "n", jint(s->n));
+        if (s->n) {
+            json_object_set_new(rj, "mean", jreal(s->sum / (double)s->n));
+            json_object_set_new(rj, "sum", jreal(s->sum));
+            json_object_set_new(rj, "sumsq", jreal(s->sumsq));
+            json_object_set_new(rj, "min", jreal(s->min));
+            json_object_set_new(rj, "max", jreal(s->max));
+            json_object_set_new(rj, "rate", jreal(s->sum_b > 0 ? s->sum_a / s->sum_b : NAN));
+            json_object_set_new(rj, "sum_a", jreal(s->sum_a));
+            json_object_set_new(rj, "sum_b", jreal(s->sum_b));
+            json_object_set_new(rj, "sum_aa", jreal(s->sum_aa));
+            json_object_set_new(rj, "sum_bb", jreal(s->sum_bb));
+            json_object_set_new(rj, "sum_ab", jreal(s->sum_ab));
+        }
+        json_object_set_new(rj, "hist", hist_json(&t->hist, e->hist + i * HIST_WORDS(&t->hist)));
+        json_array_append_new(rates, rj);
+    }
+    json_object_set_new(o, "rates", rates);
+    return o;
+}
+
+static int by_samples_desc(const void *a, const void *b, void *arg)
+{
+    const struct tag_table *t = arg;
+    uint64_t x = t->entry[*(const uint32_t *)a].samples, y = t->entry[*(const uint32_t *)b].samples;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static json_t *tags_json(const struct shim_run *r)
+{
+    const struct tag_table *t = &r->obs.tags;
+    json_t *a = json_array();
+    uint32_t *order = malloc((t->n_entries + 1) * sizeof *order);
+    if (!order) return NULL;
+    for (uint32_t i = 0; i < t->n_entries; i++)
+        order[i] = i;
+    qsort_r(order, t->n_entries, sizeof *order, by_samples_desc, (void *)t);
+    for (uint32_t i = 0; i < t->n_entries; i++)
+        json_array_append_new(a, entry_json(r, &t->entry[order[i]], tag_table_key(t, order[i])));
+    free(order);
+    return a;
+}
+
+static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
+{
+    json_t *tags = json_array(), *counters = json_array(), *rates = json_array();
+    for (unsigned i = 0; i < r->n_tag_slots; i++) {
+        char dflt[16];
+        const char *name = names_slot(r->tag_slot[i]);
+        snprintf(dflt, sizeof dflt, "slot%u", r->tag_slot[i]);
+        json_array_append_new(
+            tags, json_pack("{s:i, s:s}", "slot", (int)r->tag_slot[i], "name", name ? name : dflt));
+    }
+    for (unsigned i = 0; i < r->n_counter_slots; i++) {
+        char dflt[16], unit[64];
+        unsigned slot = r->counter_slot[i];
+        const char *name = names_counter(slot);
+        double scale = r->settings.cfg.counter_scale[slot];
+        snprintf(dflt, sizeof dflt, "counter%u", slot);
+        if (scale == 1.0)
+            snprintf(unit, sizeof unit, "per cycle");
+        else
+            snprintf(unit, sizeof unit, "per %g cycles", scale);
+        json_array_append_new(counters, json_pack("{s:i, s:s, s:s, s:f, s:i}", "slot", (int)slot,
+                                                  "name", name ? name : dflt, "kind", "software",
+                                                  "scale", scale, "width", 64));
+        json_array_append_new(rates, json_pack("{s:s, s:s, s:s, s:f}", "name", name ? name : dflt,
+                                               "counter", name ? name : dflt, "unit", unit, "scale",
+                                               scale));
+    }
+    *rates_out = rates;
+    return json_pack("{s:o, s:o}", "tags", tags, "counters", counters);
+}
+
+static json_t *slot_array(const unsigned *slot, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(slot[i]));
+    return a;
+}
+
+static json_t *config_json(const struct shim_run *r)
+{
+    const struct shim_config *c = &r->settings.cfg;
+    return json_pack(
+        "{s:s, s:o, s:f, s:i, s:f, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}", "output",
+        r->settings.output, "period", jint(c->period), "jitter", c->jitter, "observer_cpu",
+        c->observer_cpu, "dte_tolerance", c->dte_tolerance, "dte_off", c->dte_off, "strict",
+        c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots), "counter_slots",
+        slot_array(r->counter_slot, r->n_counter_slots), "hist", "buckets", (int)c->hist_buckets,
+        "lo", c->hist_lo, "hi", c->hist_hi, "max_tags", (int)c->max_tags);
+}
+
+static json_t *machine_json(const struct shim_run *r)
+{
+    const struct machine_topology *m = &r->topo;
+    json_t *pus = json_array();
+    for (int i = 0; i < m->n_pu; i++)
+        json_array_append_new(pus, json_pack("{s:i, s:i, s:i}", "os_index", m->pu[i].os_index,
+                                             "core", m->pu[i].core, "package", m->pu[i].package));
+    char hv[32];
+    unsigned v = hwloc_get_api_version();
+    snprintf(hv, sizeof hv, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i, s:b, s:o}, s:{s:o, s:I, s:s?, s:b}, s:s}",
+        "cpu_model", m->cpu_model, "vendor", m->vendor, "hostname", r->host.hostname, "kernel",
+        r->host.kernel, "topology", "packages", m->packages, "cores", m->cores, "pus", m->pus,
+        "smt", m->smt, "pu", pus, "tsc", "hz", jreal(r->tsc.hz), "step", (json_int_t)r->tsc.step,
+        "source", r->tsc.source, "invariant", r->tsc.invariant, "hwloc_version", hv);
+}
+
+static json_t *placement_json(const struct shim_run *r)
+{
+    const struct placement *p = &r->placement;
+    json_t *allowed = json_array();
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &r->allowed)) json_array_append_new(allowed, json_integer(i));
+    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:I}", "observed_cpu", p->observed_cpu,
+                     "observer_cpu", p->observer_cpu, "relation", p->relation, "shared", p->shared,
+                     "chosen_by", p->user_chosen ? "user" : "shim", "allowed_cpus", allowed,
+                     "observed_tid", (json_int_t)r->observed_tid);
+}
+
+static json_t *profile_json(const struct shim_run *r)
+{
+    const struct observer *o = &r->obs;
+    const struct observer_totals *t = &o->totals;
+    double wall = (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9;
+    json_t *rates, *signals = signals_json(r, &rates), *tags = tags_json(r);
+    char version[32], exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    snprintf(version, sizeof version, "%d.%d.%d", SHIM_VERSION_MAJOR, SHIM_VERSION_MINOR,
+             SHIM_VERSION_PATCH);
+    if (!tags) return NULL;
+    return json_pack(
+        "{s:s, s:i, s:s, s:{s:s, s:s, s:I, s:o}, s:o, s:o, s:o,"
+        " s:{s:I, s:I, s:I}, s:o, s:o,"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o,"
+        " s:{s:o, s:f, s:o, s:I}, s:o, s:o}",
+        "format", "shim-profile", "version", 1, "shim_version", version, "program", "path", exe,
+        "name", r->prog_name, "pid", (json_int_t)r->pid, "argv", argv_json(), "config",
+        config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
+        "start_unix_ns", (json_int_t)r->start.real_ns, "duration_ns",
+        (json_int_t)(r->end.mono_ns - r->start.mono_ns), "tsc_cycles",
+        (json_int_t)(o->last_tsc - o->first_tsc), "signals", signals, "rates", rates, "samples",
+        "total", (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",
+        (json_int_t)o->params.max_period, "rated", (json_int_t)t->rated, "kept",
+        (json_int_t)t->kept, "discarded", (json_int_t)t->discarded, "thread_changes",
+        (json_int_t)t->thread_changes, "other", (json_int_t)t->other, "distinct_tags",
+        (json_int_t)o->tags.n_entries, "period", loghist_json(&o->period, "TSC cycles"), "gap",
+        loghist_json(&o->gap, "TSC cycles"), "cpc", loghist_json(&o->cpc, NULL), "cost",
+        "samples_per_second", jreal(wall > 0 ? (double)t->total / wall : NAN),
+        "observer_cpu_seconds", o->cpu_seconds, "observer_cpu_share",
+        jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes", (json_int_t)o->tags.bytes,
+        "tags", tags, "other", entry_json(r, tag_table_other((struct tag_table *)&o->tags), NULL));
+}
+
+int profile_write(const struct shim_run *r, char *why, size_t whylen)
+{
+    char tmp[PATH_MAX + 32];
+    names_lock();
+    json_t *doc = profile_json(r);
+    names_unlock();
+    if (!doc) {
+        snprintf(why, whylen, "out of memory building the profile");
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", r->output_path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno));
+        json_decref(doc);
+        return -1;
+    }
+    int rc = json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    int err = rc ? EIO : 0;
+    if (!rc && fsync(fd) != 0) err = errno;
+    if (close(fd) != 0 && !err) err = errno;
+    json_decref(doc);
+    if (!err && rename(tmp, r->output_path) != 0) err = errno;
+    if (err) {
+        snprintf(why, whylen, "cannot write %s: %s", r->output_path, strerror(err));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * observer.h -- the sampling engine: one observer thread's state and its loop.
+ *
+ * The coordinator builds a probe plan and parameters, calls observer_init() (which
+ * allocates everything the loop will ever touch), starts a pinned thread that calls
+ * observer_run(), and later sets the stop flag with observer_request_stop() and joins.
+ * After that, every field may be read: the results are the totals, the three log
+ * histograms and the tag table.
+ */
+#ifndef SHIM_OBSERVER_OBSERVER_H
+#define SHIM_OBSERVER_OBSERVER_H
+
+#include <stdint.h>
+
+#include "loghist.h"
+#include "probe_plan.h"
+#include "tag_table.h"
+
+struct observer_params {
+    uint64_t period;      /* target TSC cycles between start markers; 0: no waiting */
+    double jitter;        /* wait uniform in period * [1 - jitter, 1 + jitter] */
+    double dte_tolerance; /* |CPC - 1| allowed */
+    int dte_off;          /* keep every rated period */
+    uint32_t max_tags;
+    /* A period longer than this means the observer itself was interrupted (preempted,
+     * or its CPU took an interrupt): the tags read at its start say nothing about most of
+     * it, so it is counted but attributed to nothing. */
+    uint64_t max_period;
+    struct hist_spec hist;
+    uint64_t seed; /* for the period jitter */
+};
+
+struct observer_totals {
+    uint64_t total;       /* periods observed */
+    uint64_t interrupted; /* periods longer than max_period: not attributed */
+    uint64_t rated;       /* attributed periods with the same thread at both ends */
+    uint64_t kept, discarded;
+    uint64_t thread_changes;
+    uint64_t other; /* periods that went to the `other` entry */
+};
+
+struct observer {
+    struct probe_plan plan;
+    struct observer_params params;
+    struct tag_table tags;
+    struct loghist period;   /* Cs_n - Cs_n-1, every period */
+    struct loghist gap;      /* between consecutive kept samples */
+    struct loghist cpc;      /* every rated period, before DTE */
+    struct loghist gap_sink; /* where discarded periods' gaps go (never read) */
+    struct observer_totals totals;
+    uint64_t first_tsc, last_tsc;
+    double cpu_seconds; /* observer thread CPU time spent in observer_run */
+    /* Written once by the coordinator, read by the loop: its own cache line. */
+    _Alignas(64) uint64_t stop;
+    char pad[56];
+};
+
+/* The default max_period: 4 times the longest wait the throttle can choose, and never
+ * below 20000 cycles (several microseconds: an interrupt, not a slow iteration). */
+uint64_t observer_default_max_period(uint64_t period, double jitter);
+
+/* Allocates and touches all tables; returns 0 or -1 (out of memory / bad sizes). */
+int observer_init(struct observer *o, const struct probe_plan *plan,
+                  const struct observer_params *params);
+void observer_free(struct observer *o);
+
+/* The loop: runs on the calling thread until observer_request_stop(). */
+void observer_run(struct observer *o);
+void observer_request_stop(struct observer *o);
+
+#endif

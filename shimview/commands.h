@@ -1,0 +1,36 @@
+/*
+ * commands.h -- what main.c's dispatch table knows about each command.
+ *
+ * A command is a function taking (argc, argv) with argv[0] its own name, so it parses
+ * its options with getopt_long exactly as a program would (main resets getopt first),
+ * and a usage text that `shimview help CMD` and `shimview CMD --help` print. Adding a
+ * command is one file defining those two and one row in main.c's table.
+ *
+ * Exit statuses are shared: 0 success, 1 a file could not be read or is not a valid
+ * profile, 2 the command line was wrong.
+ */
+#ifndef SHIMVIEW_COMMANDS_H
+#define SHIMVIEW_COMMANDS_H
+
+#define EXIT_FILE_ERROR  1
+#define EXIT_USAGE_ERROR 2
+
+#ifndef SHIMVIEW_VERSION
+#define SHIMVIEW_VERSION "0.1.0"
+#endif
+
+/* Print "shimview CMD: <message>" and a hint to stderr; returns EXIT_USAGE_ERROR. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Report what getopt_long rejected (its return value opt, after opterr = 0 and an
+ * optstring starting with ':'); returns EXIT_USAGE_ERROR. */
+int option_error(const char *cmd, int opt, char **argv);
+
+/* Parse a non-negative decimal count for an option; 0 or -1 (message printed). */
+int parse_count_option(const char *cmd, const char *option, const char *text, long *out);
+
+/* report.c */
+extern const char report_usage[];
+int report_main(int argc, char **argv);
+
+#endif /* SHIMVIEW_COMMANDS_H */

@@ -1,0 +1,164 @@
+/*
+ * main.c -- shimview's command line: global options, then one command from a table.
+ *
+ *     shimview [--help | --version] COMMAND [OPTIONS] FILE...
+ *
+ * Every command is a row {name, summary, usage, function}; `--help`, `help CMD` and
+ * `CMD --help` all print the row's usage, and the command list in `--help` is the
+ * table itself, so a new command (plot, compare, html, export, tree, path) is one row.
+ * Global options stop at the first non-option (getopt "+"), so each command sees its
+ * own options. Mistakes on the command line cost one line plus a hint and status 2.
+ */
+#include "commands.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    const char *summary;
+    const char *usage;
+    int (*run)(int argc, char **argv);
+};
+
+static int help_main(int argc, char **argv);
+
+static const char help_usage[] = "usage: shimview help [COMMAND]\n"
+                                 "\n"
+                                 "Print the usage of COMMAND, or the list of commands.\n";
+
+static const struct command commands[] = {
+    {"report", "print a profile's per-tag samples, shares and rates", report_usage, report_main},
+    {"help", "print the usage of shimview or of one command", help_usage, help_main},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "shimview: unknown command '%s' (commands:", name);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(stderr, " %s", commands[i].name);
+    fprintf(stderr, ")\nTry 'shimview --help'.\n");
+    return EXIT_USAGE_ERROR;
+}
+
+static void print_main_usage(FILE *out)
+{
+    fputs("usage: shimview [--help | --version] COMMAND [OPTIONS] FILE\n"
+          "\n"
+          "Read shim profiles (docs/profile-format.md) and turn them into reports.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n"
+          "'shimview help COMMAND' or 'shimview COMMAND --help' shows a command's options.\n"
+          "Exit status: 0 success, 1 unreadable or invalid file, 2 bad command line.\n",
+          out);
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "shimview%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'shimview%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    return EXIT_USAGE_ERROR;
+}
+
+int option_error(const char *cmd, int opt, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    if (opt == ':') return usage_error(cmd, "option '%s' needs a value", arg);
+    if (optopt && strncmp(arg, "--", 2) != 0)
+        return usage_error(cmd, "unknown option '-%c'", optopt);
+    return usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int parse_count_option(const char *cmd, const char *option, const char *text, long *out)
+{
+    char *end;
+    long v;
+    if (text[0] < '0' || text[0] > '9') goto bad;
+    v = strtol(text, &end, 10);
+    if (*end || v < 0 || v == LONG_MAX) goto bad;
+    *out = v;
+    return 0;
+bad:
+    usage_error(cmd, "%s expects a non-negative number, not '%s'", option, text);
+    return -1;
+}
+
+static int help_main(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(help_usage, stdout);
+        return 0;
+    }
+    if (argc > 2) return usage_error("help", "expects at most one command name");
+    if (argc == 1) {
+        print_main_usage(stdout);
+        return 0;
+    }
+    const struct command *c = find_command(argv[1]);
+    if (!c) return unknown_command(argv[1]);
+    fputs(c->usage, stdout);
+    return 0;
+}
+
+static int finish(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("shimview: writing the output");
+        return status ? status : EXIT_FILE_ERROR;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+:hV", options, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            print_main_usage(stdout);
+            return finish(0);
+        case 'V':
+            printf("shimview %s (profile format version 1)\n", SHIMVIEW_VERSION);
+            return finish(0);
+        default:
+            return option_error(NULL, opt, argv);
+        }
+    }
+    if (optind >= argc) {
+        print_main_usage(stderr);
+        return EXIT_USAGE_ERROR;
+    }
+    const struct command *c = find_command(argv[optind]);
+    if (!c) return unknown_command(argv[optind]);
+    argc -= optind;
+    argv += optind;
+    optind = 0; /* glibc: reinitialise getopt for the command's own parse */
+    return finish(c->run(argc, argv));
+}

@@ -1,0 +1,524 @@
+/*
+ * profile.c -- load and validate a shim profile (docs/profile-format.md).
+ *
+ * The walk mirrors the format document: one function per section, each a chain of
+ * typed reads (reader.h) that stops at the first member that is missing, of the wrong
+ * type or out of range, with a message naming the file and the member's JSON path:
+ *
+ *     run.json: tags[3].samples: expected a non-negative integer, found -4
+ *
+ * Beyond types it checks what later code relies on: array lengths agree with
+ * `signals.tags` and `rates`, histogram buckets are ordered and inside their range, and
+ * the invariants the format states (kept + discarded == rated, rated + thread_changes + interrupted ==
+ * total, kept <= samples). It does not check sums across tag entries or recompute shares:
+ * a report shows what the profile says.
+ *
+ * Trade-offs: the reader is strict about what version 1 defines, so a profile that loads
+ * needs no further checks and a writer that drifts from the format hears about it, and it
+ * ignores members it does not know, as the format asks. Members the format allows to be
+ * absent (summaries of empty histograms, rate statistics when n is 0, the `other` entry's
+ * tuple) are read as optional.
+ */
+#include "profile.h"
+#include "reader.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- histograms ---- */
+
+static int element_log_bucket(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_log_bucket *b = elem;
+    const struct profile_loghist *h = ctx;
+    const json_t *t = value_tuple(r, v, 3, "an array [lo, hi, count]");
+    if (!t || tuple_item(r, t, 0, value_number, &b->lo) ||
+        tuple_item(r, t, 1, value_number, &b->hi) || tuple_item(r, t, 2, value_u64, &b->count))
+        return -1;
+    if (!(b->lo < b->hi)) return reader_fail(r, "lo (%g) is not below hi (%g)", b->lo, b->hi);
+    if (b > h->buckets && b->lo < b[-1].hi)
+        return reader_fail(r, "starts at %g, before the previous bucket ends (%g)", b->lo,
+                           b[-1].hi);
+    return 0;
+}
+
+static int read_loghist(struct reader *r, const json_t *root, const char *key,
+                        struct profile_loghist *h)
+{
+    static const char *const names[] = {"min", "max", "mean", "median", "p10", "p90"};
+    double *fields[] = {&h->min, &h->max, &h->mean, &h->median, &h->p10, &h->p90};
+    json_t *o;
+    size_t mark;
+    h->unit = "";
+    if (member_object(r, root, key, &o, &mark) ||
+        member_optional(r, o, "unit", value_string, &h->unit, NULL) ||
+        member_u64(r, o, "count", &h->count) ||
+        member_optional(r, o, "underflow", value_u64, &h->underflow, NULL) ||
+        member_optional(r, o, "overflow", value_u64, &h->overflow, NULL))
+        return -1;
+    /* The summary describes counted values; with none it may be absent. */
+    h->has_summary = h->count > 0;
+    for (size_t i = 0; i < 6; i++) {
+        int rc = h->count > 0 ? member_number(r, o, names[i], fields[i])
+                              : member_optional(r, o, names[i], value_number, fields[i], NULL);
+        if (rc) return -1;
+    }
+    if (member_array(r, o, "buckets", sizeof *h->buckets, element_log_bucket, h, &h->buckets,
+                     &h->nbuckets))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int element_lin_count(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_lin_count *c = elem;
+    const struct profile_linhist *h = ctx;
+    const json_t *t = value_tuple(r, v, 2, "an array [index, count]");
+    if (!t || tuple_item(r, t, 0, value_u64, &c->index) ||
+        tuple_item(r, t, 1, value_u64, &c->count))
+        return -1;
+    if (c->index >= h->buckets)
+        return reader_fail(r, "bucket index %" PRIu64 " is not below buckets (%" PRIu64 ")",
+                           c->index, h->buckets);
+    if (c > h->counts && c->index <= c[-1].index)
+        return reader_fail(r, "bucket index %" PRIu64 " does not follow %" PRIu64, c->index,
+                           c[-1].index);
+    return 0;
+}
+
+static int read_linhist(struct reader *r, const json_t *parent, struct profile_linhist *h)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, parent, "hist", &o, &mark) || member_u64(r, o, "buckets", &h->buckets) ||
+        member_number(r, o, "lo", &h->lo) || member_number(r, o, "hi", &h->hi) ||
+        member_u64(r, o, "underflow", &h->underflow) ||
+        member_u64(r, o, "overflow", &h->overflow) || member_u64(r, o, "nan", &h->nan))
+        return -1;
+    if (h->buckets == 0) return reader_fail(r, "buckets is 0, expected at least 1");
+    if (!(h->lo < h->hi)) return reader_fail(r, "lo (%g) is not below hi (%g)", h->lo, h->hi);
+    if (member_array(r, o, "counts", sizeof *h->counts, element_lin_count, h, &h->counts,
+                     &h->ncounts))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+/* ---- tag entries ---- */
+
+static int element_rate_stats(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    static const char *const names[] = {"rate", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab",
+                                        "mean", "sum",   "sumsq", "min",    "max"};
+    struct profile_rate_stats *s = elem;
+    double *fields[] = {&s->rate, &s->sum_a, &s->sum_b, &s->sum_aa, &s->sum_bb, &s->sum_ab,
+                        &s->mean, &s->sum,   &s->sumsq, &s->min,    &s->max};
+    int present, all = 1;
+    (void)ctx;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (member_u64(r, v, "n", &s->n)) return -1;
+    /* With no kept periods there is nothing to summarise: the format leaves all but n
+     * and hist out; a writer that includes them must still give numbers. */
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int rc = s->n > 0 ? member_number(r, v, names[i], fields[i])
+                          : member_optional(r, v, names[i], value_number, fields[i], &present);
+        if (rc) return -1;
+        if (s->n == 0 && !present) all = 0;
+    }
+    s->has_stats = s->n > 0 || all;
+    return read_linhist(r, v, &s->hist);
+}
+
+static int read_tag_tuple(struct reader *r, const json_t *v, struct profile_tag *t,
+                          const struct profile *p)
+{
+    size_t nnames, mark = path_key(r, "values");
+    const json_t *values = json_object_get(v, "values");
+    if (array_length(r, values, p->signals.ntags, "one per signals.tags entry") ||
+        array_values(r, values, sizeof *t->values, value_integer, &t->values, &t->nvalues))
+        return -1;
+    path_restore(r, mark);
+    mark = path_key(r, "names");
+    const json_t *names = json_object_get(v, "names");
+    if (array_length(r, names, p->signals.ntags, "one per signals.tags entry") ||
+        array_values(r, names, sizeof *t->names, value_string_or_null, &t->names, &nnames))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_tag_rates(struct reader *r, const json_t *v, struct profile_tag *t,
+                          const struct profile *p)
+{
+    size_t n, mark = path_key(r, "rates");
+    const json_t *rates = json_object_get(v, "rates");
+    if (array_length(r, rates, p->nrates, "one per top-level rates entry") ||
+        array_read(r, rates, sizeof *t->rates, element_rate_stats, NULL, &t->rates, &n))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+struct tag_ctx {
+    const struct profile *p;
+    int is_other;
+};
+
+static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    static const char other_has_no_tuple[] = "null (the other entry has no tag tuple)";
+    struct profile_tag *t = elem;
+    const struct tag_ctx *c = ctx;
+    t->is_other = c->is_other;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (c->is_other) {
+        if (member_optional(r, v, "thread", value_u64, &t->thread, NULL) ||
+            member_null(r, v, "values", other_has_no_tuple) ||
+            member_null(r, v, "names", other_has_no_tuple))
+            return -1;
+    } else if (member_u64(r, v, "thread", &t->thread) || read_tag_tuple(r, v, t, c->p)) {
+        return -1;
+    }
+    if (member_u64(r, v, "samples", &t->samples) ||
+        member(r, v, "share", value_fraction, &t->share) ||
+        member_u64(r, v, "cycles", &t->cycles) || member_u64(r, v, "kept", &t->kept))
+        return -1;
+    if (t->kept > t->samples) {
+        path_key(r, "kept");
+        return reader_fail(r, "%" PRIu64 " is more than samples (%" PRIu64 ")", t->kept,
+                           t->samples);
+    }
+    return read_tag_rates(r, v, t, c->p);
+}
+
+static int read_tags(struct reader *r, const json_t *root, struct profile *p)
+{
+    struct tag_ctx tags = {p, 0}, other = {p, 1};
+    if (member_array(r, root, "tags", sizeof *p->tags, element_tag, &tags, &p->tags, &p->ntags))
+        return -1;
+    size_t mark = path_key(r, "other");
+    if (element_tag(r, json_object_get(root, "other"), &p->other, &other)) return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+/* ---- sections describing the run ---- */
+
+static int read_program(struct reader *r, const json_t *root, struct profile_program *g)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "program", &o, &mark) || member_string(r, o, "path", &g->path) ||
+        member_string(r, o, "name", &g->name) || member_u64(r, o, "pid", &g->pid) ||
+        member_values(r, o, "argv", sizeof *g->argv, value_string, &g->argv, &g->argc))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int value_cpu_or_auto(struct reader *r, const json_t *v, void *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < -1)
+        return reader_expected(r, v, "a CPU number or -1");
+    *(int64_t *)out = json_integer_value(v);
+    return 0;
+}
+
+static int read_config_hist(struct reader *r, const json_t *cfg, struct profile_config *c)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, cfg, "hist", &o, &mark) || member_u64(r, o, "buckets", &c->hist_buckets) ||
+        member_number(r, o, "lo", &c->hist_lo) || member_number(r, o, "hi", &c->hist_hi))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_config(struct reader *r, const json_t *root, struct profile_config *c)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "config", &o, &mark) || member_string(r, o, "output", &c->output) ||
+        member_u64(r, o, "period", &c->period) || member_number(r, o, "jitter", &c->jitter) ||
+        member(r, o, "observer_cpu", value_cpu_or_auto, &c->observer_cpu) ||
+        member_number(r, o, "dte_tolerance", &c->dte_tolerance) ||
+        member_bool(r, o, "dte_off", &c->dte_off) || member_bool(r, o, "strict", &c->strict) ||
+        member_values(r, o, "tag_slots", sizeof *c->tag_slots, value_u64, &c->tag_slots,
+                      &c->ntag_slots) ||
+        member_values(r, o, "counter_slots", sizeof *c->counter_slots, value_u64, &c->counter_slots,
+                      &c->ncounter_slots) ||
+        read_config_hist(r, o, c) || member_u64(r, o, "max_tags", &c->max_tags))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int element_pu(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_pu *pu = elem;
+    (void)ctx;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (member_u64(r, v, "os_index", &pu->os_index) || member_u64(r, v, "core", &pu->core) ||
+        member_u64(r, v, "package", &pu->package))
+        return -1;
+    return 0;
+}
+
+static int read_topology(struct reader *r, const json_t *mach, struct profile_machine *m)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, mach, "topology", &o, &mark) ||
+        member_u64(r, o, "packages", &m->packages) || member_u64(r, o, "cores", &m->cores) ||
+        member_u64(r, o, "pus", &m->pus) || member_bool(r, o, "smt", &m->smt) ||
+        member_array(r, o, "pu", sizeof *m->pu, element_pu, NULL, &m->pu, &m->npu))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_tsc(struct reader *r, const json_t *mach, struct profile_machine *m)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, mach, "tsc", &o, &mark) ||
+        member(r, o, "hz", value_positive, &m->tsc_hz) || member_u64(r, o, "step", &m->tsc_step) ||
+        member_string(r, o, "source", &m->tsc_source) ||
+        member_bool(r, o, "invariant", &m->tsc_invariant))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_machine(struct reader *r, const json_t *root, struct profile_machine *m)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "machine", &o, &mark) ||
+        member_string(r, o, "cpu_model", &m->cpu_model) ||
+        member_string(r, o, "vendor", &m->vendor) ||
+        member_string(r, o, "hostname", &m->hostname) ||
+        member_string(r, o, "kernel", &m->kernel) || read_topology(r, o, m) || read_tsc(r, o, m) ||
+        member_string(r, o, "hwloc_version", &m->hwloc_version))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_placement(struct reader *r, const json_t *root, struct profile_placement *pl)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "placement", &o, &mark) ||
+        member_u64(r, o, "observed_cpu", &pl->observed_cpu) ||
+        member_u64(r, o, "observer_cpu", &pl->observer_cpu) ||
+        member_string(r, o, "relation", &pl->relation) ||
+        member_string(r, o, "shared", &pl->shared) ||
+        member_values(r, o, "allowed_cpus", sizeof *pl->allowed_cpus, value_u64, &pl->allowed_cpus,
+                      &pl->nallowed) ||
+        member_u64(r, o, "observed_tid", &pl->observed_tid))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_run(struct reader *r, const json_t *root, struct profile_run *run)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "run", &o, &mark) ||
+        member_u64(r, o, "start_unix_ns", &run->start_unix_ns) ||
+        member_u64(r, o, "duration_ns", &run->duration_ns) ||
+        member_u64(r, o, "tsc_cycles", &run->tsc_cycles))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+/* ---- what was read: signals and rates ---- */
+
+static int element_tag_slot(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_tag_slot *s = elem;
+    (void)ctx;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    return member_u64(r, v, "slot", &s->slot) || member_string(r, v, "name", &s->name) ? -1 : 0;
+}
+
+static int element_counter(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_counter *c = elem;
+    (void)ctx;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (member_u64(r, v, "slot", &c->slot) || member_string(r, v, "name", &c->name) ||
+        member_string(r, v, "kind", &c->kind) || member_number(r, v, "scale", &c->scale) ||
+        member_u64(r, v, "width", &c->width) ||
+        member_optional(r, v, "event", value_string, &c->event, NULL))
+        return -1;
+    return 0;
+}
+
+static int read_signals(struct reader *r, const json_t *root, struct profile_signals *s)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "signals", &o, &mark) ||
+        member_array(r, o, "tags", sizeof *s->tags, element_tag_slot, NULL, &s->tags, &s->ntags) ||
+        member_array(r, o, "counters", sizeof *s->counters, element_counter, NULL, &s->counters,
+                     &s->ncounters))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+static int element_rate(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_rate *rt = elem;
+    (void)ctx;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (member_string(r, v, "name", &rt->name) || member_string(r, v, "counter", &rt->counter) ||
+        member_string(r, v, "unit", &rt->unit) || member_number(r, v, "scale", &rt->scale))
+        return -1;
+    return 0;
+}
+
+/* ---- totals and cost ---- */
+
+static int read_samples(struct reader *r, const json_t *root, struct profile_samples *s)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "samples", &o, &mark) || member_u64(r, o, "total", &s->total) ||
+        member_u64(r, o, "interrupted", &s->interrupted) ||
+        member_u64(r, o, "max_period", &s->max_period) || member_u64(r, o, "rated", &s->rated) || member_u64(r, o, "kept", &s->kept) ||
+        member_u64(r, o, "discarded", &s->discarded) ||
+        member_u64(r, o, "thread_changes", &s->thread_changes) ||
+        member_u64(r, o, "other", &s->other) ||
+        member_u64(r, o, "distinct_tags", &s->distinct_tags))
+        return -1;
+    /* Each term is below 2^63, so neither sum can wrap. */
+    if (s->kept + s->discarded != s->rated)
+        return reader_fail(r, "kept (%" PRIu64 ") + discarded (%" PRIu64 ") != rated (%" PRIu64 ")",
+                           s->kept, s->discarded, s->rated);
+    if (s->rated + s->thread_changes + s->interrupted != s->total)
+        return reader_fail(r,
+                           "rated (%" PRIu64 ") + thread_changes (%" PRIu64
+                           ") + interrupted (%" PRIu64 ") != total (%" PRIu64 ")",
+                           s->rated, s->thread_changes, s->interrupted, s->total);
+    path_restore(r, mark);
+    return 0;
+}
+
+static int read_cost(struct reader *r, const json_t *root, struct profile_cost *c)
+{
+    json_t *o;
+    size_t mark;
+    if (member_object(r, root, "cost", &o, &mark) ||
+        member_number(r, o, "samples_per_second", &c->samples_per_second) ||
+        member_number(r, o, "observer_cpu_seconds", &c->observer_cpu_seconds) ||
+        member_number(r, o, "observer_cpu_share", &c->observer_cpu_share) ||
+        member_u64(r, o, "tag_table_bytes", &c->tag_table_bytes))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
+/* ---- the document ---- */
+
+/* format and version come first: a profile from a newer writer is refused for that
+ * reason, not for whatever else it changed. */
+static int read_header(struct reader *r, const json_t *root, struct profile *p)
+{
+    const char *format;
+    if (member_string(r, root, "format", &format)) return -1;
+    if (strcmp(format, "shim-profile") != 0) {
+        path_key(r, "format");
+        return reader_expected(r, json_object_get(root, "format"), "\"shim-profile\"");
+    }
+    if (member_u64(r, root, "version", &p->version)) return -1;
+    size_t mark = path_key(r, "version");
+    if (p->version == 0) return reader_fail(r, "0 is not a format version (they start at 1)");
+    if (p->version > PROFILE_FORMAT_VERSION)
+        return reader_fail(r,
+                           "%" PRIu64 " is newer than this shimview reads (%d); use a newer "
+                           "shimview",
+                           p->version, PROFILE_FORMAT_VERSION);
+    path_restore(r, mark);
+    return member_string(r, root, "shim_version", &p->shim_version);
+}
+
+static int read_profile(struct reader *r, struct profile *p)
+{
+    const json_t *root = p->root;
+    if (!json_is_object(root)) return reader_fail(r, "expected a JSON object at the top level");
+    if (read_header(r, root, p) || read_program(r, root, &p->program) ||
+        read_config(r, root, &p->config) || read_machine(r, root, &p->machine) ||
+        read_placement(r, root, &p->placement) || read_run(r, root, &p->run) ||
+        read_signals(r, root, &p->signals) ||
+        member_array(r, root, "rates", sizeof *p->rates, element_rate, NULL, &p->rates,
+                     &p->nrates) ||
+        read_samples(r, root, &p->samples) || read_loghist(r, root, "period", &p->period) ||
+        read_loghist(r, root, "gap", &p->gap) || read_loghist(r, root, "cpc", &p->cpc) ||
+        read_cost(r, root, &p->cost) || read_tags(r, root, p))
+        return -1;
+    return 0;
+}
+
+struct profile *profile_load(const char *path, char *err, size_t errlen)
+{
+    struct reader r = {.file = path, .err = err, .errlen = errlen};
+    struct profile *p = calloc(1, sizeof *p);
+    if (!p) {
+        reader_fail(&r, "out of memory");
+        return NULL;
+    }
+    p->file = path;
+    p->root = reader_parse_file(&r);
+    if (!p->root || read_profile(&r, p)) {
+        profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void free_tag(struct profile_tag *t, size_t nrates)
+{
+    free(t->values);
+    free(t->names);
+    for (size_t i = 0; t->rates && i < nrates; i++)
+        free(t->rates[i].hist.counts);
+    free(t->rates);
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; p->tags && i < p->ntags; i++)
+        free_tag(&p->tags[i], p->nrates);
+    free(p->tags);
+    free_tag(&p->other, p->nrates);
+    free(p->period.buckets);
+    free(p->gap.buckets);
+    free(p->cpc.buckets);
+    free(p->rates);
+    free(p->signals.tags);
+    free(p->signals.counters);
+    free(p->placement.allowed_cpus);
+    free(p->machine.pu);
+    free(p->config.tag_slots);
+    free(p->config.counter_slots);
+    free(p->program.argv);
+    json_decref(p->root);
+    free(p);
+}
+
+uint64_t profile_total_cycles(const struct profile *p)
+{
+    uint64_t total = p->other.cycles;
+    for (size_t i = 0; i < p->ntags; i++)
+        total = total > UINT64_MAX - p->tags[i].cycles ? UINT64_MAX : total + p->tags[i].cycles;
+    return total;
+}

@@ -1,0 +1,192 @@
+/*
+ * profile.h -- a shim profile (docs/profile-format.md, version 1) loaded into C structs.
+ *
+ * profile_load() parses the file with jansson, checks every member the format defines
+ * (type, range, and the invariants the format states), and fills the structs below. A
+ * profile that loads is safe to use without further checks: array lengths agree with
+ * the top-level `signals` and `rates`, counts are below 2^63, numbers are finite, and
+ * every string is valid UTF-8 without NUL bytes. Anything else is refused with one line
+ * naming the file and the JSON path of the offending member.
+ *
+ * Strings point into the parsed JSON document, which the profile keeps (`root`) until
+ * profile_free(); commands that want a member this version does not model can read it
+ * from there. Members the format marks optional, or that may be absent in a legal
+ * profile, have a `has_` flag.
+ */
+#ifndef SHIMVIEW_PROFILE_H
+#define SHIMVIEW_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* The newest format version this reader knows. */
+#define PROFILE_FORMAT_VERSION 1
+
+/* A log histogram (`period`, `gap`, `cpc`): non-empty geometric buckets [lo, hi). */
+struct profile_log_bucket {
+    double lo, hi;
+    uint64_t count;
+};
+
+struct profile_loghist {
+    const char *unit; /* "" when absent (cpc is unitless) */
+    uint64_t count, underflow, overflow;
+    int has_summary; /* min..p90 present (they may be absent when count is 0) */
+    double min, max, mean, median, p10, p90;
+    size_t nbuckets;
+    struct profile_log_bucket *buckets;
+};
+
+/* A linear rate histogram: `buckets` equal buckets over [lo, hi), stored sparsely. */
+struct profile_lin_count {
+    uint64_t index; /* < buckets */
+    uint64_t count;
+};
+
+struct profile_linhist {
+    uint64_t buckets; /* >= 1 */
+    double lo, hi;    /* lo < hi */
+    uint64_t underflow, overflow, nan;
+    size_t ncounts;
+    struct profile_lin_count *counts;
+};
+
+/* One rate of one tag entry, in the order of profile.rates. For one kept period,
+ * a = delta(counter) * scale, b = its TSC cycles and r = a / b. */
+struct profile_rate_stats {
+    uint64_t n;    /* kept periods with a finite rate */
+    int has_stats; /* the members below are present: always when n > 0 (when n is 0 the
+                    * format leaves them out, and they read as 0) */
+    double rate;   /* sum_a / sum_b: the ratio estimate, the figure to quote */
+    double sum_a, sum_b, sum_aa, sum_bb, sum_ab;
+    double mean, sum, sumsq, min, max; /* of the per-period rates r */
+    struct profile_linhist hist;       /* of r */
+};
+
+/* A tag entry: one tuple of tag values (or the `other` entry). */
+struct profile_tag {
+    int is_other;
+    uint64_t thread;    /* the thread word (tid); 0 for `other` without one */
+    size_t nvalues;     /* == profile.signals.ntags, 0 for `other` */
+    uint64_t *values;   /* as written; a negative JSON integer is read modulo 2^64 */
+    const char **names; /* per value: the name, or NULL */
+    uint64_t samples, cycles, kept;
+    double share;                     /* samples / samples.total, as written */
+    struct profile_rate_stats *rates; /* profile.nrates entries */
+};
+
+struct profile_program {
+    const char *path, *name;
+    uint64_t pid;
+    size_t argc;
+    const char **argv;
+};
+
+struct profile_config {
+    const char *output;
+    uint64_t period, max_tags;
+    double jitter, dte_tolerance;
+    int64_t observer_cpu; /* -1: chosen by shim */
+    int dte_off, strict;
+    size_t ntag_slots, ncounter_slots;
+    uint64_t *tag_slots, *counter_slots;
+    uint64_t hist_buckets;
+    double hist_lo, hist_hi;
+};
+
+struct profile_pu {
+    uint64_t os_index, core, package;
+};
+
+struct profile_machine {
+    const char *cpu_model, *vendor, *hostname, *kernel, *hwloc_version;
+    uint64_t packages, cores, pus;
+    int smt;
+    size_t npu;
+    struct profile_pu *pu;
+    double tsc_hz;     /* > 0 */
+    uint64_t tsc_step; /* smallest non-zero TSC increment seen */
+    const char *tsc_source;
+    int tsc_invariant;
+};
+
+struct profile_placement {
+    uint64_t observed_cpu, observer_cpu, observed_tid;
+    const char *relation, *shared;
+    size_t nallowed;
+    uint64_t *allowed_cpus;
+};
+
+struct profile_run {
+    uint64_t start_unix_ns, duration_ns, tsc_cycles;
+};
+
+struct profile_tag_slot {
+    uint64_t slot;
+    const char *name;
+};
+
+struct profile_counter {
+    uint64_t slot, width;
+    const char *name, *kind;
+    const char *event; /* NULL unless present (hardware counters) */
+    double scale;
+};
+
+struct profile_signals {
+    size_t ntags;
+    struct profile_tag_slot *tags;
+    size_t ncounters;
+    struct profile_counter *counters;
+};
+
+struct profile_rate {
+    const char *name, *counter, *unit;
+    double scale;
+};
+
+struct profile_samples {
+    uint64_t total, interrupted, max_period, rated, kept, discarded, thread_changes, other;
+    uint64_t distinct_tags;
+};
+
+struct profile_cost {
+    double samples_per_second, observer_cpu_seconds, observer_cpu_share;
+    uint64_t tag_table_bytes;
+};
+
+struct profile {
+    const char *file; /* the path as given to profile_load (not owned) */
+    json_t *root;     /* the parsed document; strings below point into it */
+    uint64_t version;
+    const char *shim_version;
+    struct profile_program program;
+    struct profile_config config;
+    struct profile_machine machine;
+    struct profile_placement placement;
+    struct profile_run run;
+    struct profile_signals signals;
+    size_t nrates;
+    struct profile_rate *rates;
+    struct profile_samples samples;
+    struct profile_loghist period, gap, cpc;
+    struct profile_cost cost;
+    size_t ntags;
+    struct profile_tag *tags; /* in file order (the format sorts them by samples) */
+    struct profile_tag other;
+};
+
+/* Load and validate the profile at path. Returns the profile, or NULL with a one-line
+ * message (no trailing newline) such as "run.json: tags[3].samples: expected a
+ * non-negative integer, found a string" in err. */
+struct profile *profile_load(const char *path, char *err, size_t errlen);
+
+void profile_free(struct profile *p);
+
+/* The sum of `cycles` over every tag entry and `other`: the observed span that the
+ * entries share among themselves (saturates at UINT64_MAX). */
+uint64_t profile_total_cycles(const struct profile *p);
+
+#endif /* SHIMVIEW_PROFILE_H */

@@ -1,0 +1,609 @@
+/*
+ * report.c -- `shimview report`: one profile as a header, a per-tag table and summaries.
+ *
+ * The table answers "where did the time go, and at what rate": one row per tag tuple,
+ * sorted by samples, with its share of samples, its share of TSC cycles, and for each
+ * rate two estimates with 95% confidence intervals -- the ratio sum_a / sum_b over the
+ * kept periods (unbiased, the one to quote) and the mean of the per-period rates (the
+ * centre of the histogram) -- and the number of kept periods behind them.
+ * Below it come the evidence that the numbers can be trusted (DTE: how many periods were
+ * rated and kept) and what observing cost (sample period, observer CPU share).
+ *
+ * The same rows feed two tables: aligned text for people (top N rows, names truncated)
+ * and CSV for programs (every row unless --top is given, slots and values in separate
+ * columns, fractions rather than percentages, full precision). Building a table first
+ * and printing it once keeps column widths right without a second pass over the data.
+ */
+#include "commands.h"
+#include "profile.h"
+#include "stats.h"
+#include "table.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_TOP    20
+#define NAME_MAX_WIDTH 48
+
+/* Columns per rate: text "rate", "± CI", "mean", "± CI", "n"; CSV after the fixed ones
+ * "mean_", "ci95_", "n_", "rate_", "rate_ci95_". */
+#define TEXT_RATE_COLS 5
+#define CSV_FIXED_COLS 8
+#define CSV_RATE_COLS  5
+
+const char report_usage[] =
+    "usage: shimview report [--csv] [--top N | --all] FILE\n"
+    "\n"
+    "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
+    "(share of samples, share of TSC cycles, and for each rate the ratio estimate and\n"
+    "the mean of per-period rates, each with a 95% confidence interval, and the number\n"
+    "of kept periods), the 'other' row, DTE statistics, the sample period and shim's\n"
+    "own cost.\n"
+    "\n"
+    "  -n, --top N   show the N rows with most samples (default 20)\n"
+    "  -a, --all     show every row\n"
+    "      --csv     print only the table, as CSV with a header row; every row unless\n"
+    "                --top is given (columns: shimview/README.md)\n"
+    "  -h, --help    print this help\n";
+
+struct report_options {
+    int csv;
+    int top_given;
+    int all;
+    long top;
+    const char *file;
+};
+
+/* One table row: a tag entry and what is derived from it. */
+struct row {
+    const struct profile_tag *tag;
+    char *name; /* names joined by '/', or "slot=value" where a value has no name */
+};
+
+/* ---- formatting helpers ---- */
+
+static const char *fmt_count(uint64_t v, char *buf, size_t len)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static const char *fmt_percent(double frac, char *buf, size_t len)
+{
+    if (isnan(frac))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.2f%%", 100 * frac);
+    return buf;
+}
+
+/* The mean to the precision its interval supports: the interval to two significant
+ * digits, the mean to the same decimal place. */
+static void fmt_mean_ci(double mean, double ci, char *m, char *c, size_t len)
+{
+    if (!isfinite(ci) || ci <= 0 || !isfinite(mean) || fabs(mean) >= 1e9) {
+        snprintf(m, len, "%.4g", mean);
+        snprintf(c, len, isfinite(ci) ? "± %.2g" : "± -", ci);
+        return;
+    }
+    int decimals = 1 - (int)floor(log10(ci));
+    if (decimals < 0) decimals = 0;
+    if (decimals > 6) decimals = 6;
+    snprintf(m, len, "%.*f", decimals, mean);
+    snprintf(c, len, "± %.*f", decimals, ci);
+}
+
+static const char *fmt_duration(double ns, char *buf, size_t len)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3f µs", ns / 1e3);
+    return buf;
+}
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static const char *fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+    if (v >= 1 << 20)
+        snprintf(buf, len, "%.1f MiB", (double)v / (1 << 20));
+    else if (v >= 1 << 10)
+        snprintf(buf, len, "%.1f KiB", (double)v / (1 << 10));
+    else
+        snprintf(buf, len, "%" PRIu64 " bytes", v);
+    return buf;
+}
+
+/* Print one header line: a label column, then the text with control characters made
+ * visible (profile strings are data, not terminal commands). */
+static void header_line(const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void header_line(const char *label, const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    printf("%-12s", label);
+    for (int i = 0; i < n; i++)
+        putchar(((unsigned char)text[i] < 0x20 || text[i] == 0x7f) ? '?' : text[i]);
+    putchar('\n');
+    free(text);
+}
+
+/* ---- rows ---- */
+
+static char *tag_name(const struct profile *p, const struct profile_tag *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    if (t->is_other) fputs("other", f);
+    if (!t->is_other && t->nvalues == 0) fputs("(untagged)", f);
+    for (size_t i = 0; !t->is_other && i < t->nvalues; i++) {
+        if (i > 0) fputc('/', f);
+        if (t->names[i])
+            fputs(t->names[i], f);
+        else
+            fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int by_samples_desc(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->tag->samples != y->tag->samples) return x->tag->samples < y->tag->samples ? 1 : -1;
+    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
+}
+
+/* Rows for every tag entry, sorted, then `other` last when it has samples. */
+static struct row *make_rows(const struct profile *p, size_t *nrows)
+{
+    struct row *rows = calloc(p->ntags + 1, sizeof *rows);
+    if (!rows) return NULL;
+    for (size_t i = 0; i < p->ntags; i++)
+        rows[i].tag = &p->tags[i];
+    qsort(rows, p->ntags, sizeof *rows, by_samples_desc);
+    *nrows = p->ntags;
+    if (p->other.samples > 0) rows[(*nrows)++].tag = &p->other;
+    for (size_t i = 0; i < *nrows; i++) {
+        rows[i].name = tag_name(p, rows[i].tag);
+        if (!rows[i].name) {
+            for (size_t j = 0; j < i; j++)
+                free(rows[j].name);
+            free(rows);
+            return NULL;
+        }
+    }
+    return rows;
+}
+
+static void free_rows(struct row *rows, size_t nrows)
+{
+    for (size_t i = 0; rows && i < nrows; i++)
+        free(rows[i].name);
+    free(rows);
+}
+
+/* How many tag rows to print (`other` is always printed when it has samples): all for
+ * --all, and for CSV unless --top was given; otherwise the top N. */
+static size_t rows_shown(const struct profile *p, const struct report_options *o, size_t *hidden)
+{
+    size_t limit = p->ntags;
+    if (!o->all && (o->top_given || !o->csv)) {
+        size_t top = o->top_given ? (size_t)o->top : DEFAULT_TOP;
+        if (top < limit) limit = top;
+    }
+    *hidden = p->ntags - limit;
+    return limit;
+}
+
+static int distinct_threads(const struct profile *p)
+{
+    for (size_t i = 1; i < p->ntags; i++)
+        if (p->tags[i].thread != p->tags[0].thread) return 1;
+    return 0;
+}
+
+/* ---- the text report ---- */
+
+static void print_header(const struct profile *p)
+{
+    const struct profile_machine *m = &p->machine;
+    const struct profile_placement *pl = &p->placement;
+    char a[64], b[64];
+    header_line("profile", "%s (format %" PRIu64 ", written by shim %s)", p->file, p->version,
+                p->shim_version);
+    header_line("program", "%s, pid %" PRIu64, p->program.path, p->program.pid);
+    header_line("duration", "%s (%s TSC cycles)",
+                fmt_duration((double)p->run.duration_ns, a, sizeof a),
+                fmt_count(p->run.tsc_cycles, b, sizeof b));
+    header_line("machine",
+                "%s (%s), %" PRIu64 " package%s, %" PRIu64 " core%s, %" PRIu64 " PU%s, %s",
+                m->cpu_model, m->vendor, m->packages, plural(m->packages), m->cores,
+                plural(m->cores), m->pus, plural(m->pus), m->smt ? "SMT" : "no SMT");
+    header_line("host", "%s, kernel %s", m->hostname, m->kernel);
+    header_line("TSC", "%.0f Hz = %.3f GHz (%s, %s), step %" PRIu64 " cycle%s", m->tsc_hz,
+                m->tsc_hz / 1e9, m->tsc_source, m->tsc_invariant ? "invariant" : "not invariant",
+                m->tsc_step, plural(m->tsc_step));
+    header_line("placement",
+                "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64
+                "): %s, sharing %s",
+                pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
+    putchar('\n');
+}
+
+static struct table *text_table(const struct profile *p, int threads)
+{
+    size_t ncols = 4 + (size_t)threads + TEXT_RATE_COLS * p->nrates;
+    enum table_align *align = calloc(ncols, sizeof *align);
+    if (!align) return NULL;
+    for (size_t c = 0; c < ncols; c++)
+        align[c] = TABLE_RIGHT;
+    align[threads] = TABLE_LEFT;
+    for (size_t r = 0; r < p->nrates; r++) {
+        align[4 + threads + TEXT_RATE_COLS * r + 1] = TABLE_LEFT; /* the ± columns */
+        align[4 + threads + TEXT_RATE_COLS * r + 3] = TABLE_LEFT;
+    }
+    struct table *t = table_new(ncols, align);
+    free(align);
+    if (!t) return NULL;
+    table_add_row(t);
+    size_t c = 0;
+    if (threads) table_set(t, c++, "thread");
+    table_set(t, c++, "name");
+    table_set(t, c++, "samples");
+    table_set(t, c++, "share");
+    table_set(t, c++, "time share");
+    for (size_t r = 0; r < p->nrates; r++) {
+        table_set(t, c++, "%s rate", p->rates[r].name);
+        table_set(t, c++, "± 95%% CI");
+        table_set(t, c++, "mean");
+        table_set(t, c++, "± 95%% CI");
+        table_set(t, c++, "n");
+    }
+    table_end_header(t);
+    return t;
+}
+
+/* The number of bytes holding the first `width` code points of s. */
+static size_t utf8_prefix_bytes(const char *s, size_t width)
+{
+    size_t i = 0, w = 0;
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xc0) == 0x80) continue;
+        if (w++ == width) break;
+    }
+    return i;
+}
+
+/* A name cell, cut to NAME_MAX_WIDTH columns with "..." when longer. */
+static void set_name_cell(struct table *t, size_t col, const char *name)
+{
+    if (table_text_width(name) <= NAME_MAX_WIDTH)
+        table_set(t, col, "%s", name);
+    else
+        table_set(t, col, "%.*s...", (int)utf8_prefix_bytes(name, NAME_MAX_WIDTH - 3), name);
+}
+
+/* The delta-method interval of a rate entry's ratio estimate. */
+static double stats_rate_ci95(const struct profile_rate_stats *s)
+{
+    return stats_ratio_ci95(s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
+}
+
+/* Two cells, "value" and "± ci", from column c; a dash when nothing was kept. */
+static size_t estimate_cells(struct table *t, size_t c, uint64_t n, double value, double ci)
+{
+    char v[64], h[64];
+    if (n == 0) {
+        table_set(t, c, "-");
+        return c + 2;
+    }
+    fmt_mean_ci(value, ci, v, h, sizeof v);
+    table_set(t, c, "%s", v);
+    table_set(t, c + 1, "%s", h);
+    return c + 2;
+}
+
+static void text_row(struct table *t, const struct profile *p, const struct row *row, int threads,
+                     uint64_t total_cycles)
+{
+    const struct profile_tag *tag = row->tag;
+    char a[64];
+    size_t c = 0;
+    table_add_row(t);
+    if (threads && !tag->is_other) table_set(t, c, "%" PRIu64, tag->thread);
+    c += (size_t)threads;
+    set_name_cell(t, c++, row->name);
+    table_set(t, c++, "%s", fmt_count(tag->samples, a, sizeof a));
+    table_set(t, c++, "%s", fmt_percent(tag->share, a, sizeof a));
+    table_set(t, c++, "%s", fmt_percent(stats_fraction(tag->cycles, total_cycles), a, sizeof a));
+    for (size_t r = 0; r < p->nrates; r++) {
+        const struct profile_rate_stats *s = &tag->rates[r];
+        c = estimate_cells(t, c, s->n, s->rate, stats_rate_ci95(s));
+        c = estimate_cells(t, c, s->n, s->mean, stats_ci95(s->n, s->sum, s->sumsq));
+        table_set(t, c++, "%s", fmt_count(s->n, a, sizeof a));
+    }
+}
+
+static void print_rate_legend(const struct profile *p)
+{
+    for (size_t r = 0; r < p->nrates; r++)
+        header_line(r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name,
+                    p->rates[r].counter, p->rates[r].unit);
+    if (p->nrates)
+        header_line("", "rate: over all kept periods together (the figure to quote); "
+                        "mean: of the per-period rates");
+}
+
+static void print_dte(const struct profile *p)
+{
+    const struct profile_samples *s = &p->samples;
+    char a[32], b[32], c[32], d[32], e[32];
+    header_line("samples", "%s periods, %s distinct tags, %s to other (tag table full)",
+                fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
+                fmt_count(s->other, c, sizeof c));
+    header_line("", "%s interrupted (longer than %s cycles: not attributed)",
+                fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
+    header_line("DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
+                fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
+                fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
+                fmt_count(s->discarded, d, sizeof d), fmt_count(s->thread_changes, e, sizeof e));
+    if (p->config.dte_off)
+        header_line("", "DTE off: every rated period kept (tolerance %g not applied)",
+                    p->config.dte_tolerance);
+    else
+        header_line("", "tolerance |CPC - 1| <= %g (±%.2f%%)", p->config.dte_tolerance,
+                    100 * p->config.dte_tolerance);
+}
+
+static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
+                       double scale)
+{
+    const double v[] = {h->median, h->p10, h->p90, h->mean, h->min, h->max};
+    table_add_row(t);
+    table_set(t, 0, "%s", unit);
+    for (size_t i = 0; i < 6; i++)
+        table_set(t, i + 1, "%.1f", v[i] * scale);
+}
+
+static int print_period(const struct profile *p)
+{
+    const struct profile_loghist *h = &p->period;
+    char a[32];
+    if (!h->has_summary) {
+        header_line("period", "no sample periods recorded");
+        return 0;
+    }
+    if (h->underflow || h->overflow) {
+        char b[32], c[32];
+        header_line("period", "%s sample periods (%s below, %s above the histogram's span)",
+                    fmt_count(h->count, a, sizeof a), fmt_count(h->underflow, b, sizeof b),
+                    fmt_count(h->overflow, c, sizeof c));
+    } else {
+        header_line("period", "%s sample periods", fmt_count(h->count, a, sizeof a));
+    }
+    static const enum table_align align[7] = {TABLE_LEFT,  TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT,
+                                              TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT};
+    static const char *const heads[7] = {"", "median", "p10", "p90", "mean", "min", "max"};
+    struct table *t = table_new(7, align);
+    if (!t) return -1;
+    table_add_row(t);
+    for (size_t i = 0; i < 7; i++)
+        table_set(t, i, "%s", heads[i]);
+    period_row(t, "  TSC cycles", h, 1);
+    period_row(t, "  ns", h, 1e9 / p->machine.tsc_hz);
+    int rc = table_print_text(t, stdout);
+    table_free(t);
+    return rc;
+}
+
+static void print_cost(const struct profile *p)
+{
+    char a[32], b[32];
+    const struct profile_cost *c = &p->cost;
+    uint64_t per_second = (uint64_t)llround(fmin(fmax(c->samples_per_second, 0), 9e18));
+    header_line("cost", "%s samples/s; observer CPU %.3f s = %.2f%% of wall time; tag table %s",
+                fmt_count(per_second, a, sizeof a), c->observer_cpu_seconds,
+                100 * c->observer_cpu_share, fmt_bytes(c->tag_table_bytes, b, sizeof b));
+}
+
+static int print_text(const struct profile *p, struct row *rows, size_t nrows,
+                      const struct report_options *o)
+{
+    size_t hidden, shown = rows_shown(p, o, &hidden);
+    int threads = distinct_threads(p);
+    uint64_t total_cycles = profile_total_cycles(p);
+    print_header(p);
+    struct table *t = text_table(p, threads);
+    if (!t) return -1;
+    for (size_t i = 0; i < shown; i++)
+        text_row(t, p, &rows[i], threads, total_cycles);
+    if (p->other.samples > 0) text_row(t, p, &rows[nrows - 1], threads, total_cycles);
+    int rc = table_print_text(t, stdout);
+    table_free(t);
+    if (hidden)
+        printf("(%zu more row%s hidden: --all shows every row, --top N the first N)\n", hidden,
+               hidden == 1 ? "" : "s");
+    putchar('\n');
+    print_rate_legend(p);
+    print_dte(p);
+    if (rc == 0) rc = print_period(p);
+    print_cost(p);
+    return rc;
+}
+
+/* ---- CSV ---- */
+
+static struct table *csv_table(const struct profile *p)
+{
+    size_t ncols = CSV_FIXED_COLS + CSV_RATE_COLS * p->nrates;
+    enum table_align *align = calloc(ncols, sizeof *align); /* unused by CSV */
+    if (!align) return NULL;
+    struct table *t = table_new(ncols, align);
+    free(align);
+    if (!t) return NULL;
+    static const char *const heads[8] = {"thread",  "slot",  "value",      "name",
+                                         "samples", "share", "time_share", "kept"};
+    table_add_row(t);
+    for (size_t c = 0; c < 8; c++)
+        table_set(t, c, "%s", heads[c]);
+    static const char *const rate_heads[CSV_RATE_COLS] = {"mean_", "ci95_", "n_", "rate_",
+                                                          "rate_ci95_"};
+    for (size_t r = 0; r < p->nrates; r++)
+        for (size_t k = 0; k < CSV_RATE_COLS; k++)
+            table_set(t, CSV_FIXED_COLS + CSV_RATE_COLS * r + k, "%s%s", rate_heads[k],
+                      p->rates[r].name);
+    return t;
+}
+
+static void csv_slots_values(struct table *t, const struct profile *p,
+                             const struct profile_tag *tag)
+{
+    char *slots = NULL, *values = NULL;
+    size_t ls = 0, lv = 0;
+    FILE *fs = open_memstream(&slots, &ls), *fv = open_memstream(&values, &lv);
+    for (size_t i = 0; fs && fv && i < tag->nvalues; i++) {
+        fprintf(fs, "%s%" PRIu64, i ? ";" : "", p->signals.tags[i].slot);
+        fprintf(fv, "%s%" PRIu64, i ? ";" : "", tag->values[i]);
+    }
+    if (fs) fclose(fs);
+    if (fv) fclose(fv);
+    table_set(t, 1, "%s", slots ? slots : "");
+    table_set(t, 2, "%s", values ? values : "");
+    free(slots);
+    free(values);
+}
+
+static void csv_row(struct table *t, const struct profile *p, const struct row *row,
+                    uint64_t total_cycles)
+{
+    const struct profile_tag *tag = row->tag;
+    table_add_row(t);
+    if (!tag->is_other) {
+        table_set(t, 0, "%" PRIu64, tag->thread);
+        csv_slots_values(t, p, tag);
+    }
+    table_set(t, 3, "%s", row->name);
+    table_set(t, 4, "%" PRIu64, tag->samples);
+    table_set(t, 5, "%.10g", tag->share);
+    double ts = stats_fraction(tag->cycles, total_cycles);
+    if (!isnan(ts)) table_set(t, 6, "%.10g", ts);
+    table_set(t, 7, "%" PRIu64, tag->kept);
+    for (size_t r = 0; r < p->nrates; r++) {
+        const struct profile_rate_stats *s = &tag->rates[r];
+        size_t c = CSV_FIXED_COLS + CSV_RATE_COLS * r;
+        double ci = stats_ci95(s->n, s->sum, s->sumsq), rate_ci = stats_rate_ci95(s);
+        if (s->n > 0) table_set(t, c, "%.10g", s->mean);
+        if (!isnan(ci)) table_set(t, c + 1, "%.6g", ci);
+        table_set(t, c + 2, "%" PRIu64, s->n);
+        if (s->n > 0) table_set(t, c + 3, "%.10g", s->rate);
+        if (!isnan(rate_ci)) table_set(t, c + 4, "%.6g", rate_ci);
+    }
+}
+
+static int print_csv(const struct profile *p, const struct row *rows, size_t nrows,
+                     const struct report_options *o)
+{
+    size_t hidden, shown = rows_shown(p, o, &hidden);
+    uint64_t total_cycles = profile_total_cycles(p);
+    struct table *t = csv_table(p);
+    if (!t) return -1;
+    for (size_t i = 0; i < shown; i++)
+        csv_row(t, p, &rows[i], total_cycles);
+    if (p->other.samples > 0) csv_row(t, p, &rows[nrows - 1], total_cycles);
+    int rc = table_print_csv(t, stdout);
+    table_free(t);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static int parse_options(int argc, char **argv, struct report_options *o)
+{
+    static const struct option options[] = {
+        {"csv", no_argument, NULL, 'c'},
+        {"top", required_argument, NULL, 'n'},
+        {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":n:ah", options, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            o->csv = 1;
+            break;
+        case 'a':
+            o->all = 1;
+            break;
+        case 'n':
+            if (parse_count_option("report", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
+            o->top_given = 1;
+            break;
+        case 'h':
+            fputs(report_usage, stdout);
+            return -1;
+        default:
+            return option_error("report", opt, argv);
+        }
+    }
+    if (o->all && o->top_given) return usage_error("report", "--all and --top exclude each other");
+    if (optind >= argc) return usage_error("report", "missing the profile FILE");
+    if (optind + 1 < argc) return usage_error("report", "expects one FILE, got %d", argc - optind);
+    o->file = argv[optind];
+    return 0;
+}
+
+int report_main(int argc, char **argv)
+{
+    struct report_options o = {0};
+    char err[512];
+    size_t nrows = 0;
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    struct profile *p = profile_load(o.file, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    struct row *rows = make_rows(p, &nrows);
+    if (!rows) {
+        fprintf(stderr, "shimview: %s: out of memory\n", o.file);
+        profile_free(p);
+        return EXIT_FILE_ERROR;
+    }
+    rc = o.csv ? print_csv(p, rows, nrows, &o) : print_text(p, rows, nrows, &o);
+    if (rc) fprintf(stderr, "shimview: %s: out of memory while printing\n", o.file);
+    free_rows(rows, nrows);
+    profile_free(p);
+    return rc ? EXIT_FILE_ERROR : 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * table.h -- a table of text cells printed as aligned columns or as CSV.
+ *
+ * Reports build a table row by row and print it once, so column widths come from the
+ * widest cell and the same code serves the terminal and CSV. Cells are copied. Memory
+ * failures are sticky: the table remembers them and table_print_* returns -1, so
+ * builders need not check every call.
+ */
+#ifndef SHIMVIEW_TABLE_H
+#define SHIMVIEW_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum table_align { TABLE_LEFT, TABLE_RIGHT };
+
+struct table;
+
+/* A table of ncols columns; align[i] says how column i is padded in text output. */
+struct table *table_new(size_t ncols, const enum table_align *align);
+void table_free(struct table *t);
+
+/* Start a new, empty row; table_set fills cells of the newest row. */
+void table_add_row(struct table *t);
+void table_set(struct table *t, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The rows added so far are headers: text output rules a line under them. */
+void table_end_header(struct table *t);
+
+/* Aligned columns, two spaces apart; control characters print as '?'. The display
+ * width of a cell counts UTF-8 code points. Returns 0, or -1 after a memory failure. */
+int table_print_text(const struct table *t, FILE *out);
+
+/* RFC 4180 fields (quoted when they hold a comma, quote, CR or LF; quotes doubled),
+ * one record per line, header rows included. Returns 0 or -1. */
+int table_print_csv(const struct table *t, FILE *out);
+
+/* The number of terminal columns s occupies: its UTF-8 code points. */
+size_t table_text_width(const char *s);
+
+#endif /* SHIMVIEW_TABLE_H */

@@ -1,0 +1,130 @@
+/*
+ * shim_target.c -- a small program for the integration tests: it runs shim the way a
+ * host program would, in one of several scenarios named by argv[1], and reports what
+ * the API returned. The test script checks its output, exit status and profile.
+ *
+ *   work SECONDS     start, signal and count for SECONDS, stop
+ *   nostop SECONDS   start, work, return from main without shim_stop (atexit stops)
+ *   twice            start twice (EBUSY), stop twice (ENOTSTARTED)
+ *   stop-only        shim_stop without shim_start
+ *   fork             fork while observing; the child starts its own observer
+ *   exit-thread      another thread calls exit() while main works
+ *   strerror         every error code has its own text
+ */
+#include <shim.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static volatile uint64_t sink;
+
+static void work(double seconds)
+{
+    double end = now() + seconds;
+    uint64_t i = 0;
+    while (now() < end) {
+        SHIM_SIGNAL(0, 1 + (i / 1000) % 2);
+        for (int k = 0; k < 1000; k++)
+            sink += (uint64_t)k * i;
+        SHIM_COUNT(0, 1);
+        i++;
+    }
+}
+
+static void names(void)
+{
+    shim_name_slot(0, "phase");
+    shim_name_tag(0, 1, "one");
+    shim_name_tag(0, 2, "two");
+    shim_name_counter(0, "loops");
+}
+
+static int start(void)
+{
+    int rc = shim_start(NULL);
+    printf("start: %d %s\n", rc, shim_strerror(rc));
+    fflush(stdout);
+    return rc;
+}
+
+static void *exit_soon(void *arg)
+{
+    (void)arg;
+    usleep(200000);
+    printf("exit from a second thread\n");
+    fflush(stdout);
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "work";
+    double seconds = argc > 2 ? atof(argv[2]) : 0.3;
+    names();
+    if (strcmp(mode, "work") == 0) {
+        start();
+        work(seconds);
+        int rc = shim_stop();
+        printf("stop: %d %s\n", rc, shim_strerror(rc));
+    } else if (strcmp(mode, "nostop") == 0) {
+        start();
+        work(seconds);
+        printf("returning from main while observing\n");
+    } else if (strcmp(mode, "twice") == 0) {
+        start();
+        int rc = shim_start(NULL);
+        printf("second start: %d\n", rc);
+        printf("running: %d\n", shim_running());
+        printf("stop: %d\n", shim_stop());
+        printf("second stop: %d\n", shim_stop());
+        printf("running: %d\n", shim_running());
+    } else if (strcmp(mode, "stop-only") == 0) {
+        printf("stop: %d\n", shim_stop());
+    } else if (strcmp(mode, "fork") == 0) {
+        start();
+        work(0.1);
+        pid_t pid = fork();
+        if (pid == 0) {
+            printf("child running: %d\n", shim_running());
+            printf("child stop: %d\n", shim_stop());
+            fflush(stdout);
+            int rc = shim_start(NULL);
+            printf("child start: %d\n", rc);
+            work(0.1);
+            printf("child second stop: %d\n", shim_stop());
+            fflush(stdout);
+            _exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        printf("child exit: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        work(0.1);
+        printf("parent stop: %d\n", shim_stop());
+    } else if (strcmp(mode, "exit-thread") == 0) {
+        pthread_t t;
+        start();
+        pthread_create(&t, NULL, exit_soon, NULL);
+        work(5.0);
+        printf("not reached\n");
+    } else if (strcmp(mode, "strerror") == 0) {
+        for (int e = 0; e >= -10; e--)
+            printf("%d %s\n", e, shim_strerror(e));
+        printf("%d %s\n", -99, shim_strerror(-99));
+    } else {
+        fprintf(stderr, "unknown mode %s\n", mode);
+        return 2;
+    }
+    return 0;
+}

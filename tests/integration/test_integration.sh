@@ -1,0 +1,126 @@
+#!/bin/sh
+# Programs under shim, as a user runs them: every failure mode gives one clear line and
+# leaves the program running; profiles are written where asked, atomically, also at
+# exit; fork and double start/stop are handled.
+# Usage: test_integration.sh SHIM_TARGET SHIMVIEW WORKDIR
+set -u
+target=$1 shimview=$2 dir=$3
+rm -rf "$dir"
+mkdir -p "$dir"
+cd "$dir" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # description command...: command must succeed
+    d=$1; shift
+    if "$@"; then ok "$d"; else bad "$d"; fi
+}
+has() { grep -q -- "$2" "$1"; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+
+# 1. a plain run writes a valid profile with consistent totals
+SHIM_OUTPUT=plain.json "$target" work 0.3 >out1 2>err1
+expect "plain run exits 0" test $? -eq 0
+expect "plain run: start returned 0" has out1 "start: 0 success"
+expect "plain run: profile written" test -s plain.json
+expect "plain run: summary line on stderr" has err1 "shim: wrote plain.json"
+expect "plain run: totals add up" json plain.json \
+    "d['samples']['kept']+d['samples']['discarded']==d['samples']['rated'] and d['samples']['rated']+d['samples']['thread_changes']+d['samples']['interrupted']==d['samples']['total'] and sum(t['samples'] for t in d['tags'])+d['other']['samples']==d['samples']['total']-d['samples']['interrupted']"
+expect "plain run: names recorded" json plain.json "set(t['names'][0] for t in d['tags'])>={'one','two'} and d['signals']['counters'][0]['name']=='loops'"
+expect "plain run: no temporary file left" sh -c '! ls *.tmp 2>/dev/null | grep -q .'
+expect "plain run: mode 0644" sh -c '[ "$(stat -c %a plain.json)" = 644 ]'
+expect "shimview reads it" sh -c "'$shimview' report plain.json >report1 && grep -q one report1 && grep -q two report1"
+
+# 2. bad values: one line naming variable, value and what is accepted; program runs on
+for kv in "SHIM_PERIOD=abc" "SHIM_PERIOD=-5" "SHIM_PERIOD=99999999999999999999999" \
+    "SHIM_DTE=2" "SHIM_OBSERVER_CPU=x" "SHIM_HIST=0:0:4" "SHIM_TAGS=16" "SHIM_OUTPUT=" \
+    "SHIM_MAX_TAGS=0" "SHIM_STRICT=maybe" "SHIM_COUNTERS=0:0"; do
+    name=${kv%%=*} value=${kv#*=}
+    rm -rf badvals && mkdir badvals
+    (cd badvals && env "$kv" "$target" work 0.05 >../out2 2>../err2)
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "$name=\"$value\"" err2 && grep -q "expected" err2 &&
+        grep -q "runs on unprofiled" err2 && has out2 "start: -1" &&
+        [ -z "$(ls badvals)" ] && [ "$(wc -l <err2)" -eq 2 ]; then
+        ok "bad $kv: clear error, program ran on"
+    else
+        bad "bad $kv (rc $rc)"; cat err2 out2
+    fi
+done
+
+# 3. SHIM_STRICT=1 turns a bad value into exit status 125
+SHIM_STRICT=1 SHIM_PERIOD=abc "$target" work 0.05 >out3 2>err3
+expect "strict: exit 125" test $? -eq 125
+expect "strict: says it exits" has err3 "exiting (SHIM_STRICT=1)"
+
+# 4. unknown SHIM_ variable: a warning, and the run goes on
+SHIM_PERIDO=5 SHIM_OUTPUT=typo.json "$target" work 0.05 >out4 2>err4
+expect "unknown variable warned" has err4 "SHIM_PERIDO is not a shim variable"
+expect "unknown variable: still profiled" test -s typo.json
+
+# 5. one allowed CPU: a clear refusal
+if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
+    SHIM_OUTPUT=one.json taskset -c 0 "$target" work 0.05 >out5 2>err5
+    expect "one CPU: program exits 0" test $? -eq 0
+    expect "one CPU: refusal names the cause" has err5 "may run on only one CPU"
+    expect "one CPU: start returned SHIM_ENOCPU" has out5 "start: -4"
+    expect "one CPU: no profile" test ! -e one.json
+    SHIM_STRICT=1 taskset -c 0 "$target" work 0.05 >/dev/null 2>&1
+    expect "one CPU, strict: exit 125" test $? -eq 125
+fi
+
+# 6. observer CPU chosen by the user, and one the process may not use
+SHIM_OBSERVER_CPU=0 SHIM_OUTPUT=cpu0.json "$target" work 0.1 >out6 2>err6
+expect "SHIM_OBSERVER_CPU=0 honoured" json cpu0.json \
+    "d['placement']['observer_cpu']==0 and d['placement']['observed_cpu']!=0 and d['placement']['chosen_by']=='user'"
+SHIM_OBSERVER_CPU=1000 "$target" work 0.05 >out6b 2>err6b
+expect "SHIM_OBSERVER_CPU=1000 refused" has err6b "SHIM_OBSERVER_CPU=1000 is not a CPU this process may run on"
+
+# 7. no shim_stop: the profile is written at exit
+SHIM_OUTPUT=atexit.json "$target" nostop 0.2 >out7 2>err7
+expect "atexit: profile written" test -s atexit.json
+expect "atexit: samples taken" json atexit.json "d['samples']['total']>0"
+
+# 8. double start, double stop, stop without start
+SHIM_OUTPUT=twice.json SHIM_QUIET=1 "$target" twice >out8 2>err8
+expect "second start is EBUSY" has out8 "second start: -2"
+expect "second stop is ENOTSTARTED" has out8 "second stop: -3"
+expect "running reported" sh -c "grep -q 'running: 1' out8 && grep -q 'running: 0' out8"
+"$target" stop-only >out9 2>&1
+expect "stop without start is ENOTSTARTED" has out9 "stop: -3"
+
+# 9. fork while observing: the child is unobserved, may start its own observer
+SHIM_OUTPUT=fork-%p.json SHIM_QUIET=1 "$target" fork >out10 2>err10
+expect "fork: child is not observing" has out10 "child running: 0"
+expect "fork: child's stop is ENOTSTARTED" has out10 "child stop: -3"
+expect "fork: child restarts" has out10 "child start: 0"
+expect "fork: child stopped cleanly" has out10 "child second stop: 0"
+expect "fork: parent stopped cleanly" has out10 "parent stop: 0"
+expect "fork: two profiles" test "$(ls fork-*.json | wc -l)" -eq 2
+
+# 10. exit() from another thread while observing: profile still written
+SHIM_OUTPUT=exit-thread.json "$target" exit-thread >out11 2>err11
+expect "exit from a thread: exit status 0" test $? -eq 0
+expect "exit from a thread: profile written" test -s exit-thread.json
+
+# 11. SHIM_DISABLE=1: no observer, no profile, a distinct return code
+SHIM_DISABLE=1 SHIM_OUTPUT=disabled.json "$target" work 0.05 >out12 2>err12
+expect "disabled: start returned SHIM_EDISABLED" has out12 "start: -9"
+expect "disabled: no profile" test ! -e disabled.json
+
+# 12. unwritable destination: a clear error, nothing partial left, program exits 0
+SHIM_OUTPUT=/nonexistent-dir/x.json "$target" work 0.05 >out13 2>err13
+expect "unwritable: program exits 0" test $? -eq 0
+expect "unwritable: error names the path" has err13 "/nonexistent-dir/x.json"
+expect "unwritable: stop returned SHIM_EIO" has out13 "stop: -8"
+
+# 14. output pattern expansion
+SHIM_OUTPUT='pat-%e-%p-%%.json' "$target" work 0.05 >out14 2>err14
+expect "pattern: %e and %% expanded" sh -c 'ls pat-shim_target-*-%.json >/dev/null'
+
+# 15. error strings
+"$target" strerror >out15
+expect "strerror: distinct texts" test "$(sort -u -k2 out15 | wc -l)" -eq 12
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
