@@ -12,6 +12,8 @@
  */
 #include "config.h"
 
+#include "histogram.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -196,6 +198,9 @@ static int var_hist(struct shim_settings *s, const char *v)
         parse_double(colon + 1, -1e300, 1e300, &lo, &end) != 0 || *end != ':' ||
         parse_double(end + 1, -1e300, 1e300, &hi, NULL) != 0 || !(hi > lo))
         return -1;
+    struct hist_spec probe;
+    if (hist_spec_init(&probe, (uint32_t)buckets, lo, hi) != 0) /* e.g. buckets too narrow */
+        return -1;
     s->cfg.hist_buckets = (uint32_t)buckets;
     s->cfg.hist_lo = lo;
     s->cfg.hist_hi = hi;
@@ -315,15 +320,23 @@ int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, 
     }
     if (c.hist_buckets == 0 || c.hist_buckets > SHIM_MAX_BUCKETS)
         bad += struct_error(err, "hist_buckets", "1 to 100000");
-    if (!isfinite(c.hist_lo) || !isfinite(c.hist_hi) || !(c.hist_hi > c.hist_lo))
-        bad += struct_error(err, "hist_lo/hist_hi", "finite numbers with hist_lo < hist_hi");
+    struct hist_spec probe;
+    if (hist_spec_init(&probe, c.hist_buckets ? c.hist_buckets : 1, c.hist_lo, c.hist_hi) != 0)
+        bad += struct_error(err, "hist_lo/hist_hi",
+                            "finite numbers with hist_lo < hist_hi and a representable bucket "
+                            "width");
     if (c.max_tags == 0 || c.max_tags > SHIM_MAX_TAG_CAP)
         bad += struct_error(err, "max_tags", "1 to 1048576");
+    char saved[sizeof s->output];
+    memcpy(saved, s->output, sizeof saved);
     if (c.output && var_output(s, c.output) != 0)
         bad += struct_error(err, "output",
                             "a non-empty path shorter than PATH_MAX with only "
                             "%p, %e and %% sequences");
-    if (bad) return bad;
+    if (bad) {
+        memcpy(s->output, saved, sizeof saved); /* a refused struct changes nothing */
+        return bad;
+    }
     c.output = s->output;
     s->cfg = c;
     return 0;

@@ -259,17 +259,19 @@ static int start_locked(const struct shim_config *cfg)
                                          0};
         signal_block_attach(block);
         build_plan(r, block, &plan);
-        hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi);
+        if (hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi) != 0)
+            rc = fail(SHIM_EINVAL, c->strict, "histogram %u:%g:%g cannot be built", c->hist_buckets,
+                      c->hist_lo, c->hist_hi);
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
-        if (observer_init(&r->obs, &plan, &params) != 0)
+        if (rc == 0 && observer_init(&r->obs, &plan, &params) != 0)
             rc = fail(SHIM_ENOMEM, c->strict,
                       "out of memory for the observer's tables "
                       "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
                       c->max_tags, c->hist_buckets);
-        else if ((rc = launch(r)) != 0)
+        else if (rc == 0 && (rc = launch(r)) != 0)
             observer_free(&r->obs);
     }
     if (rc != 0) {

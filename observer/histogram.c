@@ -12,6 +12,6 @@ int hist_spec_init(struct hist_spec *s, uint32_t buckets, double lo, double hi)
     s->lo = lo;
     s->hi = hi;
     s->per_unit = (double)buckets / (hi - lo);
-    if (!isfinite(s->per_unit)) return -1;
+    if (!isfinite(hi - lo) || !isfinite(s->per_unit) || !(s->per_unit > 0)) return -1;
     return 0;
 }

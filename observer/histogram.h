@@ -30,10 +30,10 @@ static inline uint32_t hist_slot(const struct hist_spec *s, double v)
 {
     if (v != v) return HIST_NAN(s);
     if (!(v >= s->lo)) return HIST_UNDERFLOW(s);
-    double x = (v - s->lo) * s->per_unit;
-    if (!(x < (double)s->buckets)) /* also +inf */
+    if (!(v < s->hi)) /* decided on the value, not on a rounded index; also +inf */
         return HIST_OVERFLOW(s);
-    return (uint32_t)x;
+    uint32_t i = (uint32_t)((v - s->lo) * s->per_unit);
+    return i < s->buckets ? i : s->buckets - 1; /* rounding just below hi */
 }
 
 static inline void hist_add(const struct hist_spec *s, uint64_t *counts, double v)

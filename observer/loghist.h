@@ -33,10 +33,12 @@ void loghist_reset(struct loghist *h);
 static inline int64_t loghist_index(const struct loghist *h, double v)
 {
     uint64_t bits;
+    if (v != v) /* NaN, whatever its sign bit */
+        return h->nbuckets;
     memcpy(&bits, &v, sizeof bits);
     if ((int64_t)bits <= 0) /* negative, -0.0 and +0.0 */
         return -1;
-    int64_t e = (int64_t)(bits >> 52) - 1023 - h->exp_min; /* NaN/inf: huge e */
+    int64_t e = (int64_t)(bits >> 52) - 1023 - h->exp_min; /* inf: huge e */
     if (e < 0) return -1;
     if (e >= (int64_t)(h->exp_max - h->exp_min)) return h->nbuckets;
     return (e << h->sub_bits) | (int64_t)((bits >> (52 - h->sub_bits)) & ((1u << h->sub_bits) - 1));
