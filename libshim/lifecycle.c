@@ -249,14 +249,16 @@ static int start_locked(const struct shim_config *cfg)
     if (rc == 0) {
         const struct shim_config *c = &r->settings.cfg;
         struct probe_plan plan;
-        struct observer_params params = {c->period,
-                                         c->jitter,
-                                         c->dte_tolerance,
-                                         c->dte_off,
-                                         c->max_tags,
-                                         observer_default_max_period(c->period, c->jitter),
-                                         {0},
-                                         0};
+        tsc_probe(&r->tsc); /* its step is DTE's resolution */
+        struct observer_params params = {
+            .period = c->period,
+            .jitter = c->jitter,
+            .dte_tolerance = c->dte_tolerance,
+            .dte_resolution = r->tsc.step,
+            .dte_off = c->dte_off,
+            .max_tags = c->max_tags,
+            .max_period = observer_default_max_period(c->period, c->jitter),
+        };
         signal_block_attach(block);
         build_plan(r, block, &plan);
         if (hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi) != 0)
@@ -279,7 +281,6 @@ static int start_locked(const struct shim_config *cfg)
         free(r);
         return rc;
     }
-    tsc_probe(&r->tsc);
     host_probe(&r->host);
     snprintf(last_output, sizeof last_output, "%s", r->output_path);
     run = r;

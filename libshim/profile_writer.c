@@ -188,13 +188,14 @@ static json_t *slot_array(const unsigned *slot, unsigned n)
 static json_t *config_json(const struct shim_run *r)
 {
     const struct shim_config *c = &r->settings.cfg;
-    return json_pack(
-        "{s:s, s:o, s:f, s:i, s:f, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}", "output",
-        r->settings.output, "period", jint(c->period), "jitter", c->jitter, "observer_cpu",
-        c->observer_cpu, "dte_tolerance", c->dte_tolerance, "dte_off", c->dte_off, "strict",
-        c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots), "counter_slots",
-        slot_array(r->counter_slot, r->n_counter_slots), "hist", "buckets", (int)c->hist_buckets,
-        "lo", c->hist_lo, "hi", c->hist_hi, "max_tags", (int)c->max_tags);
+    return json_pack("{s:s, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}",
+                     "output", r->settings.output, "period", jint(c->period), "jitter", c->jitter,
+                     "observer_cpu", c->observer_cpu, "dte_tolerance", c->dte_tolerance,
+                     "dte_resolution", jint(r->obs.params.dte_resolution), "dte_off", c->dte_off,
+                     "strict", c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots),
+                     "counter_slots", slot_array(r->counter_slot, r->n_counter_slots), "hist",
+                     "buckets", (int)c->hist_buckets, "lo", c->hist_lo, "hi", c->hist_hi,
+                     "max_tags", (int)c->max_tags);
 }
 
 static json_t *machine_json(const struct shim_run *r)

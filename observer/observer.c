@@ -17,6 +17,7 @@
 #include "observer.h"
 
 #include <emmintrin.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -24,10 +25,15 @@
 #include "dte.h"
 #include "tsc.h"
 
-struct sample {
-    uint64_t cs, ce, thread;
-    uint64_t c[PROBE_MAX_COUNTERS];
-};
+/* One sample as read is a run of `stride` words: the start and end markers, the
+ * counter readings, then the thread word and the tags, which together are the key of
+ * the tag table. */
+enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_C = 2 };
+
+static inline uint64_t *sample_at(const struct observer *o, unsigned i)
+{
+    return o->batch + (size_t)i * o->stride;
+}
 
 static const uint64_t no_thread_word;
 
@@ -44,6 +50,13 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        &params->hist) != 0)
         return -1;
+    o->key_offset = SAMPLE_C + probe_readings(plan);
+    o->stride = o->key_offset + 1 + plan->n_tags;
+    o->batch = calloc((size_t)OBSERVER_BATCH * o->stride, sizeof *o->batch);
+    if (!o->batch) {
+        observer_free(o);
+        return -1;
+    }
     if (loghist_init(&o->period, 5, 0, 40) || loghist_init(&o->gap, 5, 0, 40) ||
         loghist_init(&o->gap_sink, 5, 0, 40) || loghist_init(&o->cpc, 6, -8, 12)) {
         observer_free(o);
@@ -60,6 +73,8 @@ uint64_t observer_default_max_period(uint64_t period, double jitter)
 
 void observer_free(struct observer *o)
 {
+    free(o->batch);
+    o->batch = NULL;
     tag_table_free(&o->tags);
     loghist_free(&o->period);
     loghist_free(&o->gap);
@@ -84,38 +99,34 @@ static inline void warm_software_counters(const struct probe_plan *p)
         (void)probe_sw_read(&p->sw[i]);
 }
 
-static inline void take_sample(const struct probe_plan *p, struct sample *s)
+static inline void take_sample(const struct probe_plan *p, uint64_t *s)
 {
+    uint64_t *c = s + SAMPLE_C, *key = c + probe_readings(p);
     warm_software_counters(p);
-    s->cs = tsc_marker();
+    s[SAMPLE_CS] = tsc_marker();
     for (unsigned i = 0; i < p->n_hw; i++) {
         tsc_marker();
-        s->c[i] = probe_hw_read(&p->hw[i]);
+        c[i] = probe_hw_read(&p->hw[i]);
     }
     for (unsigned i = 0; i < p->n_sw; i++) {
         tsc_marker();
-        s->c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
+        c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
     }
-    s->ce = tsc_marker();
-    s->thread = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
-}
-
-static inline void read_tags(const struct probe_plan *p, uint64_t thread, uint64_t *key)
-{
-    key[0] = thread;
+    s[SAMPLE_CE] = tsc_marker();
+    key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
 }
 
 /* Rates of one kept period into its entry; per_cycle is 1 / d_start. */
-static inline void record_rates(struct observer *o, struct tag_entry *e, const struct sample *prev,
-                                const struct sample *cur, uint64_t d_start, double per_cycle)
+static inline void record_rates(struct observer *o, struct tag_entry *e, const uint64_t *prev,
+                                const uint64_t *cur, uint64_t d_start, double per_cycle)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &o->tags.hist;
     uint64_t d[PROBE_MAX_COUNTERS];
     for (unsigned i = 0; i < probe_readings(p); i++)
-        d[i] = counter_delta(cur->c[i], prev->c[i], p->mask[i]);
+        d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
     for (unsigned r = 0; r < p->n_rates; r++) {
         const struct probe_rate *pr = &p->rate[r];
         double a = (double)d[pr->num] * pr->scale, b, v;
@@ -129,19 +140,20 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const s
     }
 }
 
-/* One period [prev, cur] attributed to the tags in key.
+/* One period [prev, cur], attributed to the tags read right after prev's counters.
  *
  * At fast sampling DTE keeps about half the periods, as good as at random, so a branch
  * on its verdict would be mispredicted half the time, right on the observer's critical
  * path. The verdict instead selects where the rates and the gap go: the tag's entry and
  * the gap histogram, or a sink entry and histogram nobody reads. */
-static inline void record_period(struct observer *o, const struct sample *prev,
-                                 const struct sample *cur, const uint64_t *key, uint64_t *last_kept)
+static inline void record_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
+                                 int busy, uint64_t *last_kept)
 {
-    uint64_t d_start = cur->cs - prev->cs, d_end = cur->ce - prev->ce;
+    uint64_t d_start = cur[SAMPLE_CS] - prev[SAMPLE_CS], d_end = cur[SAMPLE_CE] - prev[SAMPLE_CE];
+    const uint64_t *key = prev + o->key_offset; /* tags read inside this period */
     o->totals.total++;
     loghist_add(&o->period, (double)d_start);
-    if (d_start > o->params.max_period) { /* rare: the observer was interrupted */
+    if (busy || d_start > o->params.max_period) { /* the observer did something else */
         o->totals.interrupted++;
         return;
     }
@@ -149,19 +161,20 @@ static inline void record_period(struct observer *o, const struct sample *prev,
     o->totals.other += tag_table_is_other(&o->tags, e);
     e->samples++;
     e->cycles += d_start;
-    if (cur->thread != prev->thread) { /* rare: no rate across threads */
+    if (cur[o->key_offset] != key[0]) { /* rare: no rate across threads */
         o->totals.thread_changes++;
         return;
     }
     o->totals.rated++;
     double per_cycle = 1.0 / (double)d_start;
     loghist_add(&o->cpc, (double)d_end * per_cycle);
-    int keep = o->params.dte_off | dte_accept(d_start, d_end, o->params.dte_tolerance);
+    int keep = o->params.dte_off |
+               dte_accept(d_start, d_end, o->params.dte_tolerance, o->params.dte_resolution);
     o->totals.kept += (uint64_t)keep;
     e->kept += (uint64_t)keep;
     record_rates(o, keep ? e : tag_table_sink(&o->tags), prev, cur, d_start, per_cycle);
-    loghist_add(keep && *last_kept ? &o->gap : &o->gap_sink, (double)(cur->cs - *last_kept));
-    *last_kept = keep ? cur->cs : *last_kept;
+    loghist_add(keep && *last_kept ? &o->gap : &o->gap_sink, (double)(cur[SAMPLE_CS] - *last_kept));
+    *last_kept = keep ? cur[SAMPLE_CS] : *last_kept;
 }
 
 static inline uint64_t next_random(uint64_t *s)
@@ -190,25 +203,51 @@ static double thread_cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Periods between consecutive samples of a batch, into the table. When the batch
+ * starts with the last sample of the previous one and the observer does not wait
+ * between samples, its first period also covers that batch's aggregation: the observer
+ * was busy, so it is counted but not attributed. */
+static void aggregate(struct observer *o, unsigned n, int busy_first, uint64_t *last_kept)
+{
+    for (unsigned i = 1; i < n; i++)
+        record_period(o, sample_at(o, i - 1), sample_at(o, i), i == 1 && busy_first, last_kept);
+    if (n > 1) memcpy(sample_at(o, 0), sample_at(o, n - 1), o->stride * sizeof *o->batch);
+}
+
+/*
+ * The loop. When the observer waits between samples (a target period), it aggregates
+ * each sample during the wait, which costs the program nothing. When it samples as fast
+ * as it can, samples go into a batch and are aggregated every OBSERVER_AGGREGATE TSC
+ * cycles (or when the batch is full): between two samples the observer then only stores
+ * what it read, so samples are as close as the reads allow, and the aggregation runs as
+ * a tight loop instead of being serialised by rdtscp. The period that contains an
+ * aggregation is counted as interrupted (the observer was not looking). Aggregating
+ * after a fixed time, not a fixed number of samples, keeps those pauses uniform in time:
+ * the program's phases all lose the same share of their time to them.
+ */
 void observer_run(struct observer *o)
 {
     const struct probe_plan *p = &o->plan;
-    struct sample a, b, *prev = &a, *cur = &b, *t;
-    uint64_t key[1 + SHIM_TAG_SLOTS], last_kept = 0;
-    uint64_t rng = o->params.seed | 1;
+    unsigned n = 1;
+    int busy_first = 0, batched = o->params.period == 0;
+    uint64_t rng = o->params.seed | 1, last_kept = 0, since;
     double cpu0 = thread_cpu_seconds();
 
-    take_sample(p, prev);
-    read_tags(p, prev->thread, key);
-    o->first_tsc = prev->cs;
+    take_sample(p, sample_at(o, 0));
+    o->first_tsc = since = sample_at(o, 0)[SAMPLE_CS];
     while (!__atomic_load_n(&o->stop, __ATOMIC_RELAXED)) {
-        throttle(o, prev->cs, &rng);
-        take_sample(p, cur);
-        record_period(o, prev, cur, key, &last_kept);
-        read_tags(p, cur->thread, key);
-        t = prev, prev = cur, cur = t;
+        throttle(o, sample_at(o, n - 1)[SAMPLE_CS], &rng);
+        uint64_t *s = sample_at(o, n++);
+        take_sample(p, s);
+        if (!batched || n == OBSERVER_BATCH || s[SAMPLE_CS] - since >= OBSERVER_AGGREGATE) {
+            aggregate(o, n, busy_first, &last_kept);
+            n = 1;
+            busy_first = batched;
+            since = s[SAMPLE_CS];
+        }
     }
+    o->last_tsc = sample_at(o, n - 1)[SAMPLE_CS];
+    aggregate(o, n, busy_first, &last_kept);
     o->totals.discarded = o->totals.rated - o->totals.kept;
-    o->last_tsc = prev->cs;
     o->cpu_seconds = thread_cpu_seconds() - cpu0;
 }

@@ -17,10 +17,11 @@
 #include "tag_table.h"
 
 struct observer_params {
-    uint64_t period;      /* target TSC cycles between start markers; 0: no waiting */
-    double jitter;        /* wait uniform in period * [1 - jitter, 1 + jitter] */
-    double dte_tolerance; /* |CPC - 1| allowed */
-    int dte_off;          /* keep every rated period */
+    uint64_t period;         /* target TSC cycles between start markers; 0: no waiting */
+    double jitter;           /* wait uniform in period * [1 - jitter, 1 + jitter] */
+    double dte_tolerance;    /* |CPC - 1| allowed */
+    uint64_t dte_resolution; /* skews up to this many cycles always pass (the TSC step) */
+    int dte_off;             /* keep every rated period */
     uint32_t max_tags;
     /* A period longer than this means the observer itself was interrupted (preempted,
      * or its CPU took an interrupt): the tags read at its start say nothing about most of
@@ -39,6 +40,11 @@ struct observer_totals {
     uint64_t other; /* periods that went to the `other` entry */
 };
 
+/* Sampling as fast as it can, the observer aggregates every OBSERVER_AGGREGATE TSC
+ * cycles, or after OBSERVER_BATCH samples if that comes first. */
+#define OBSERVER_BATCH     256
+#define OBSERVER_AGGREGATE 8192
+
 struct observer {
     struct probe_plan plan;
     struct observer_params params;
@@ -49,7 +55,10 @@ struct observer {
     struct loghist gap_sink; /* where discarded periods' gaps go (never read) */
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
-    double cpu_seconds; /* observer thread CPU time spent in observer_run */
+    double cpu_seconds;  /* observer thread CPU time spent in observer_run */
+    uint64_t *batch;     /* OBSERVER_BATCH samples of `stride` words */
+    unsigned stride;     /* words per sample */
+    unsigned key_offset; /* where the tag-table key starts in a sample */
     /* Written once by the coordinator, read by the loop: its own cache line. */
     _Alignas(64) uint64_t stop;
     char pad[56];

@@ -9,9 +9,9 @@
  *
  * Beyond types it checks what later code relies on: array lengths agree with
  * `signals.tags` and `rates`, histogram buckets are ordered and inside their range, and
- * the invariants the format states (kept + discarded == rated, rated + thread_changes + interrupted ==
- * total, kept <= samples). It does not check sums across tag entries or recompute shares:
- * a report shows what the profile says.
+ * the invariants the format states (kept + discarded == rated, rated + thread_changes + interrupted
+ * == total, kept <= samples). It does not check sums across tag entries or recompute shares: a
+ * report shows what the profile says.
  *
  * Trade-offs: the reader is strict about what version 1 defines, so a profile that loads
  * needs no further checks and a writer that drifts from the format hears about it, and it
@@ -245,6 +245,7 @@ static int read_config(struct reader *r, const json_t *root, struct profile_conf
         member_u64(r, o, "period", &c->period) || member_number(r, o, "jitter", &c->jitter) ||
         member(r, o, "observer_cpu", value_cpu_or_auto, &c->observer_cpu) ||
         member_number(r, o, "dte_tolerance", &c->dte_tolerance) ||
+        member_optional(r, o, "dte_resolution", value_u64, &c->dte_resolution, NULL) ||
         member_bool(r, o, "dte_off", &c->dte_off) || member_bool(r, o, "strict", &c->strict) ||
         member_values(r, o, "tag_slots", sizeof *c->tag_slots, value_u64, &c->tag_slots,
                       &c->ntag_slots) ||
@@ -393,8 +394,8 @@ static int read_samples(struct reader *r, const json_t *root, struct profile_sam
     size_t mark;
     if (member_object(r, root, "samples", &o, &mark) || member_u64(r, o, "total", &s->total) ||
         member_u64(r, o, "interrupted", &s->interrupted) ||
-        member_u64(r, o, "max_period", &s->max_period) || member_u64(r, o, "rated", &s->rated) || member_u64(r, o, "kept", &s->kept) ||
-        member_u64(r, o, "discarded", &s->discarded) ||
+        member_u64(r, o, "max_period", &s->max_period) || member_u64(r, o, "rated", &s->rated) ||
+        member_u64(r, o, "kept", &s->kept) || member_u64(r, o, "discarded", &s->discarded) ||
         member_u64(r, o, "thread_changes", &s->thread_changes) ||
         member_u64(r, o, "other", &s->other) ||
         member_u64(r, o, "distinct_tags", &s->distinct_tags))

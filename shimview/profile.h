@@ -87,6 +87,7 @@ struct profile_program {
 struct profile_config {
     const char *output;
     uint64_t period, max_tags;
+    uint64_t dte_resolution; /* skews up to this many cycles pass DTE (0 if absent) */
     double jitter, dte_tolerance;
     int64_t observer_cpu; /* -1: chosen by shim */
     int dte_off, strict;

@@ -380,8 +380,11 @@ static void print_dte(const struct profile *p)
         header_line("", "DTE off: every rated period kept (tolerance %g not applied)",
                     p->config.dte_tolerance);
     else
-        header_line("", "tolerance |CPC - 1| <= %g (±%.2f%%)", p->config.dte_tolerance,
-                    100 * p->config.dte_tolerance);
+        header_line("",
+                    "tolerance |CPC - 1| <= %g (±%.2f%%), or a skew of at most %" PRIu64
+                    " cycles (the TSC step)",
+                    p->config.dte_tolerance, 100 * p->config.dte_tolerance,
+                    p->config.dte_resolution);
 }
 
 static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
