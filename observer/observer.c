@@ -26,8 +26,8 @@
 #include "tsc.h"
 
 /* One sample as read is a run of `stride` words: the start and end markers, the
- * counter readings, then the thread word and the tags, which together are the key of
- * the tag table. */
+ * counter readings, a timestamp per software counter, then the thread word and the
+ * tags, which together are the key of the tag table. */
 enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_C = 2 };
 
 static inline uint64_t *sample_at(const struct observer *o, unsigned i)
@@ -50,8 +50,12 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        &params->hist) != 0)
         return -1;
-    o->key_offset = SAMPLE_C + probe_readings(plan);
+    /* [CS, CE, readings..., one timestamp per software counter, thread, tags...] */
+    o->key_offset = SAMPLE_C + probe_readings(plan) + plan->n_sw;
     o->stride = o->key_offset + 1 + plan->n_tags;
+    for (unsigned i = 0; i < probe_readings(plan); i++)
+        o->time_offset[i] =
+            i < plan->n_hw ? SAMPLE_CS : SAMPLE_C + probe_readings(plan) + (i - plan->n_hw);
     o->batch = calloc((size_t)OBSERVER_BATCH * o->stride, sizeof *o->batch);
     if (!o->batch) {
         observer_free(o);
@@ -87,40 +91,43 @@ void observer_request_stop(struct observer *o)
     __atomic_store_n(&o->stop, 1, __ATOMIC_RELEASE);
 }
 
-/* Bring the software counters' lines into this core's cache before the start marker.
- * A line the program has just written must come from the other core's cache, which
- * takes far longer than a hit; inside the timed window that extra time is skew, and DTE
- * would discard exactly the periods in which a counter moved -- biasing every software
- * rate towards zero. Loaded here, the timed reads below hit unless the program writes
- * in the few cycles between. */
-static inline void warm_software_counters(const struct probe_plan *p)
+/*
+ * One sample, as in the SHIM paper's Figure 2, with one change for software counters.
+ * Hardware counters are read inside the DTE window: start marker, for each a
+ * serialising rdtscp then the read, end marker. Software counters are words the
+ * program writes, and how long a read of one takes depends on whether the program
+ * just wrote it (the line must then come from the other core's cache): inside the
+ * window that delay is skew that DTE would see, so DTE would discard exactly the
+ * periods in which a counter moved, and every software rate would read low (measured:
+ * by up to half). So each software counter is read after the window and followed by
+ * an rdtscp of its own, which waits for the read to complete: that timestamp is the
+ * counter's own time base, exact whether the read hit or missed. The thread word comes
+ * first (it will say whose block to read), the tags last.
+ */
+static inline void take_sample(const struct observer *o, uint64_t *s)
 {
-    for (unsigned i = 0; i < p->n_sw; i++)
-        (void)probe_sw_read(&p->sw[i]);
-}
-
-static inline void take_sample(const struct probe_plan *p, uint64_t *s)
-{
-    uint64_t *c = s + SAMPLE_C, *key = c + probe_readings(p);
-    warm_software_counters(p);
+    const struct probe_plan *p = &o->plan;
+    uint64_t *c = s + SAMPLE_C, *t_sw = c + probe_readings(p), *key = s + o->key_offset;
     s[SAMPLE_CS] = tsc_marker();
     for (unsigned i = 0; i < p->n_hw; i++) {
         tsc_marker();
         c[i] = probe_hw_read(&p->hw[i]);
     }
-    for (unsigned i = 0; i < p->n_sw; i++) {
-        tsc_marker();
-        c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
-    }
     s[SAMPLE_CE] = tsc_marker();
     key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < p->n_sw; i++) {
+        c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
+        t_sw[i] = tsc_marker();
+    }
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
 }
 
-/* Rates of one kept period into its entry; per_cycle is 1 / d_start. */
+/* Rates of one kept period into its entry. A rate per TSC cycle takes its time base
+ * from the counter's own timestamp: the start marker for hardware counters, the rdtscp
+ * right after the read for software ones. */
 static inline void record_rates(struct observer *o, struct tag_entry *e, const uint64_t *prev,
-                                const uint64_t *cur, uint64_t d_start, double per_cycle)
+                                const uint64_t *cur)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &o->tags.hist;
@@ -129,11 +136,10 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
     for (unsigned r = 0; r < p->n_rates; r++) {
         const struct probe_rate *pr = &p->rate[r];
-        double a = (double)d[pr->num] * pr->scale, b, v;
-        if (pr->den == PROBE_RATE_PER_TSC)
-            b = (double)d_start, v = a * per_cycle; /* no division in the common case */
-        else
-            b = (double)d[pr->den], v = a / b;
+        unsigned at = o->time_offset[pr->num];
+        double a = (double)d[pr->num] * pr->scale;
+        double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
+        double v = a / b;
         hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
         if (v - v == 0) /* finite: NaN and inf are counted by the histogram only */
             rate_stats_add(&e->stats[r], a, b, v);
@@ -166,13 +172,12 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
         return;
     }
     o->totals.rated++;
-    double per_cycle = 1.0 / (double)d_start;
-    loghist_add(&o->cpc, (double)d_end * per_cycle);
+    loghist_add(&o->cpc, (double)d_end / (double)d_start);
     int keep = o->params.dte_off |
                dte_accept(d_start, d_end, o->params.dte_tolerance, o->params.dte_resolution);
     o->totals.kept += (uint64_t)keep;
     e->kept += (uint64_t)keep;
-    record_rates(o, keep ? e : tag_table_sink(&o->tags), prev, cur, d_start, per_cycle);
+    record_rates(o, keep ? e : tag_table_sink(&o->tags), prev, cur);
     loghist_add(keep && *last_kept ? &o->gap : &o->gap_sink, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = keep ? cur[SAMPLE_CS] : *last_kept;
 }
@@ -227,18 +232,17 @@ static void aggregate(struct observer *o, unsigned n, int busy_first, uint64_t *
  */
 void observer_run(struct observer *o)
 {
-    const struct probe_plan *p = &o->plan;
     unsigned n = 1;
     int busy_first = 0, batched = o->params.period == 0;
     uint64_t rng = o->params.seed | 1, last_kept = 0, since;
     double cpu0 = thread_cpu_seconds();
 
-    take_sample(p, sample_at(o, 0));
+    take_sample(o, sample_at(o, 0));
     o->first_tsc = since = sample_at(o, 0)[SAMPLE_CS];
     while (!__atomic_load_n(&o->stop, __ATOMIC_RELAXED)) {
         throttle(o, sample_at(o, n - 1)[SAMPLE_CS], &rng);
         uint64_t *s = sample_at(o, n++);
-        take_sample(p, s);
+        take_sample(o, s);
         if (!batched || n == OBSERVER_BATCH || s[SAMPLE_CS] - since >= OBSERVER_AGGREGATE) {
             aggregate(o, n, busy_first, &last_kept);
             n = 1;

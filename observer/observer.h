@@ -55,10 +55,11 @@ struct observer {
     struct loghist gap_sink; /* where discarded periods' gaps go (never read) */
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
-    double cpu_seconds;  /* observer thread CPU time spent in observer_run */
-    uint64_t *batch;     /* OBSERVER_BATCH samples of `stride` words */
-    unsigned stride;     /* words per sample */
-    unsigned key_offset; /* where the tag-table key starts in a sample */
+    double cpu_seconds;                       /* observer thread CPU time spent in observer_run */
+    uint64_t *batch;                          /* OBSERVER_BATCH samples of `stride` words */
+    unsigned stride;                          /* words per sample */
+    unsigned key_offset;                      /* where the tag-table key starts in a sample */
+    unsigned time_offset[PROBE_MAX_COUNTERS]; /* each reading's timestamp in a sample */
     /* Written once by the coordinator, read by the loop: its own cache line. */
     _Alignas(64) uint64_t stop;
     char pad[56];

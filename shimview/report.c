@@ -370,7 +370,9 @@ static void print_dte(const struct profile *p)
     header_line("samples", "%s periods, %s distinct tags, %s to other (tag table full)",
                 fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
                 fmt_count(s->other, c, sizeof c));
-    header_line("", "%s interrupted (longer than %s cycles: not attributed)",
+    header_line("",
+                "%s interrupted, not attributed (the observer was aggregating, or a period "
+                "exceeded %s cycles)",
                 fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
     header_line("DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
                 fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
