@@ -2,9 +2,9 @@
  * observer_period.c -- how fast can the observer sample, against the floor?
  *
  * The floor is a bare loop that does exactly the observer's reading sequence for one
- * software counter and nothing else: warm the counter's line, rdtscp (start marker),
- * rdtscp, load the counter, rdtscp (end marker), load the thread word. shim's observer
- * does the same and then DTE, the rate, the histogram and the tag table. Both run on the
+ * software counter and nothing else: rdtscp (start marker), rdtscp (end marker), load
+ * the thread word, load the counter, rdtscp (the counter's timestamp). shim's observer
+ * does the same and then DTE, the rate, the histograms and the tag table. Both run on the
  * same CPU, one after the other, in interleaved rounds, while the observed thread either
  * keeps writing the counter (busy) or does not touch it (idle). Each period is binned in
  * the same geometric histogram shim uses, so the medians are comparable.
@@ -43,12 +43,11 @@ static void *floor_loop(void *arg)
     struct loghist *h = arg;
     uint64_t prev = 0, sink = 0;
     while (!floor_stop) {
-        (void)__atomic_load_n(counter_word, __ATOMIC_RELAXED);
-        uint64_t cs = tsc_marker();
-        tsc_marker();
-        sink += __atomic_load_n(counter_word, __ATOMIC_RELAXED);
-        tsc_marker();
+        uint64_t cs = tsc_marker(); /* start marker */
+        tsc_marker();               /* end marker (no hardware counter between) */
         sink += __atomic_load_n(&thread_word, __ATOMIC_RELAXED);
+        sink += __atomic_load_n(counter_word, __ATOMIC_RELAXED);
+        tsc_marker(); /* the software counter's own timestamp */
         if (prev) loghist_add(h, (double)(cs - prev));
         prev = cs;
     }

@@ -16,10 +16,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void config_defaults(struct shim_settings *s)
 {
@@ -78,8 +80,8 @@ static int parse_bool(const char *v, int *out)
 {
     static const char *yes[] = {"1", "yes", "true", "on"}, *no[] = {"0", "no", "false", "off"};
     for (int i = 0; i < 4; i++) {
-        if (strcmp(v, yes[i]) == 0) return *out = 1, 0;
-        if (strcmp(v, no[i]) == 0) return *out = 0, 0;
+        if (strcasecmp(v, yes[i]) == 0) return *out = 1, 0;
+        if (strcasecmp(v, no[i]) == 0) return *out = 0, 0;
     }
     return -1;
 }
@@ -122,7 +124,7 @@ static int var_jitter(struct shim_settings *s, const char *v)
 static int var_observer_cpu(struct shim_settings *s, const char *v)
 {
     uint64_t cpu;
-    if (strcmp(v, "auto") == 0) return s->cfg.observer_cpu = -1, 0;
+    if (strcmp(v, "auto") == 0 || strcmp(v, "-1") == 0) return s->cfg.observer_cpu = -1, 0;
     if (parse_u64(v, CPU_SETSIZE - 1, &cpu) != 0) return -1;
     s->cfg.observer_cpu = (int)cpu;
     return 0;
@@ -222,7 +224,7 @@ const struct config_var config_vars[] = {
     {"SHIM_PERIOD", "a whole number of TSC cycles from 0 (as fast as possible) to 1000000000000",
      var_period},
     {"SHIM_JITTER", "a number from 0 to 1 (the period varies by +- this fraction)", var_jitter},
-    {"SHIM_OBSERVER_CPU", "auto, or a CPU number the process may run on", var_observer_cpu},
+    {"SHIM_OBSERVER_CPU", "auto (or -1), or a CPU number the process may run on", var_observer_cpu},
     {"SHIM_DTE", "off, a fraction from 0 to 1 (0.01), or a percentage (1%)", var_dte},
     {"SHIM_STRICT", "0 or 1", var_strict},
     {"SHIM_QUIET", "0 or 1", var_quiet},
@@ -281,9 +283,16 @@ int config_apply_env(struct shim_settings *s, char *const *envp, FILE *err)
     return errors;
 }
 
-static int struct_error(FILE *err, const char *field, const char *accepts)
+/* One line naming the field, its value and what is accepted. */
+static int struct_error(FILE *err, const char *field, const char *accepts, const char *fmt, ...)
 {
-    fprintf(err, "shim: struct shim_config: %s is out of range; expected %s\n", field, accepts);
+    char value[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    fprintf(err, "shim: struct shim_config: %s = %s is not valid; expected %s\n", field, value,
+            accepts);
     return 1;
 }
 
@@ -301,40 +310,48 @@ int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, 
     shim_config_init(&c);
     memcpy(&c, cfg, cfg->size); /* a program built against an older, shorter struct */
     c.size = sizeof c;
+    s->cfg.strict = c.strict; /* asked for strictness: honoured even if the rest is refused */
     if (c.period > SHIM_MAX_PERIOD)
-        bad += struct_error(err, "period", "0 to 1000000000000 TSC cycles");
+        bad += struct_error(err, "period", "0 to 1000000000000 TSC cycles", "%llu",
+                            (unsigned long long)c.period);
     if (c.observer_cpu < -1 || c.observer_cpu >= CPU_SETSIZE)
-        bad += struct_error(err, "observer_cpu", "-1 (choose) or a CPU number");
+        bad +=
+            struct_error(err, "observer_cpu", "-1 (choose) or a CPU number", "%d", c.observer_cpu);
     if (!(c.dte_tolerance >= 0.0 && c.dte_tolerance <= 1.0))
-        bad += struct_error(err, "dte_tolerance", "a number from 0 to 1");
+        bad += struct_error(err, "dte_tolerance", "a number from 0 to 1", "%g", c.dte_tolerance);
     if (!(c.jitter >= 0.0 && c.jitter <= 1.0))
-        bad += struct_error(err, "jitter", "a number from 0 to 1");
+        bad += struct_error(err, "jitter", "a number from 0 to 1", "%g", c.jitter);
     if (c.tag_slots != SHIM_TAGS_NONE && (c.tag_slots >> SHIM_TAG_SLOTS) != 0)
-        bad += struct_error(err, "tag_slots", "a mask of slots 0-15, or SHIM_TAGS_NONE");
+        bad += struct_error(err, "tag_slots", "a mask of slots 0-15, or SHIM_TAGS_NONE", "%#x",
+                            c.tag_slots);
     if (c.counter_slots != SHIM_TAGS_NONE && (c.counter_slots >> SHIM_COUNTER_SLOTS) != 0)
-        bad += struct_error(err, "counter_slots", "a mask of slots 0-7, or SHIM_TAGS_NONE");
+        bad += struct_error(err, "counter_slots", "a mask of slots 0-7, or SHIM_TAGS_NONE", "%#x",
+                            c.counter_slots);
     for (int i = 0; i < SHIM_COUNTER_SLOTS; i++) {
         if (c.counter_scale[i] == 0.0) c.counter_scale[i] = 1.0;
         if (!(c.counter_scale[i] > 0.0) || !isfinite(c.counter_scale[i]))
-            bad += struct_error(err, "counter_scale[]", "a finite number > 0 (0 means 1)");
+            bad += struct_error(err, "counter_scale[]", "a finite number > 0 (0 means 1)",
+                                "%g at [%d]", c.counter_scale[i], i);
     }
     if (c.hist_buckets == 0 || c.hist_buckets > SHIM_MAX_BUCKETS)
-        bad += struct_error(err, "hist_buckets", "1 to 100000");
+        bad += struct_error(err, "hist_buckets", "1 to 100000", "%u", c.hist_buckets);
     struct hist_spec probe;
     if (hist_spec_init(&probe, c.hist_buckets ? c.hist_buckets : 1, c.hist_lo, c.hist_hi) != 0)
         bad += struct_error(err, "hist_lo/hist_hi",
                             "finite numbers with hist_lo < hist_hi and a representable bucket "
-                            "width");
+                            "width",
+                            "%g/%g", c.hist_lo, c.hist_hi);
     if (c.max_tags == 0 || c.max_tags > SHIM_MAX_TAG_CAP)
-        bad += struct_error(err, "max_tags", "1 to 1048576");
+        bad += struct_error(err, "max_tags", "1 to 1048576", "%u", c.max_tags);
     char saved[sizeof s->output];
     memcpy(saved, s->output, sizeof saved);
     if (c.output && var_output(s, c.output) != 0)
         bad += struct_error(err, "output",
-                            "a non-empty path shorter than PATH_MAX with only "
-                            "%p, %e and %% sequences");
+                            "a non-empty path shorter than PATH_MAX with only %p, %e and %% "
+                            "sequences",
+                            "\"%.100s\"", c.output);
     if (bad) {
-        memcpy(s->output, saved, sizeof saved); /* a refused struct changes nothing */
+        memcpy(s->output, saved, sizeof saved); /* a refused struct changes nothing else */
         return bad;
     }
     c.output = s->output;

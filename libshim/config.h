@@ -14,6 +14,7 @@
 #define SHIM_MAX_PERIOD     1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
 #define SHIM_MAX_BUCKETS    100000u
 #define SHIM_MAX_TAG_CAP    (1u << 20)
+#define SHIM_MAX_TABLE_BYTES ((size_t)256 << 20) /* the observer's tables, all told */
 #define SHIM_DEFAULT_OUTPUT "shim-%e-%p.json"
 
 struct shim_settings {
@@ -30,8 +31,8 @@ struct config_var {
     int (*parse)(struct shim_settings *s, const char *value);
 };
 
-/* The table of every SHIM_* variable, NULL-terminated; used for parsing, for the
- * unknown-variable check and by the documentation test. */
+/* The table of every SHIM_* variable, NULL-terminated; used for parsing and for the
+ * unknown-variable check (tests/docs checks that README.md documents each). */
 extern const struct config_var config_vars[];
 
 /* Fill s with the defaults. */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -69,6 +70,20 @@ const char *shim_strerror(int err)
     }
 }
 
+/* Set while the atexit handler runs: exit() must not be called again from there. */
+static int exiting;
+
+static const char *consequence(int strict)
+{
+    if (exiting) return "the program has already finished";
+    return strict ? "exiting (SHIM_STRICT=1)" : "the program runs on unprofiled";
+}
+
+static void strict_exit(int strict)
+{
+    if (strict && !exiting) exit(SHIM_STRICT_EXIT_STATUS);
+}
+
 /* One line on stderr; under SHIM_STRICT the program exits. Returns code. */
 static int fail(int code, int strict, const char *fmt, ...)
 {
@@ -77,9 +92,8 @@ static int fail(int code, int strict, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "shim: %s; %s\n", msg,
-            strict ? "exiting (SHIM_STRICT=1)" : "the program runs on unprofiled");
-    if (strict) exit(SHIM_STRICT_EXIT_STATUS);
+    fprintf(stderr, "shim: %s; %s\n", msg, consequence(strict));
+    strict_exit(strict);
     return code;
 }
 
@@ -183,6 +197,7 @@ static int launch(struct shim_run *r)
 
 static void stop_at_exit(void)
 {
+    exiting = 1;
     if (shim_running()) shim_stop();
 }
 
@@ -216,31 +231,82 @@ static void after_fork_child(void)
     state = IDLE;
 }
 
+static int output_writable(struct shim_run *r);
+
+/* The configuration's messages, one line each, with what follows from them. */
+static void report_settings(const char *msgs, int strict)
+{
+    for (const char *line = msgs; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        if (strncmp(line, "shim: warning:", 14) == 0)
+            fprintf(stderr, "%.*s\n", (int)n, line);
+        else
+            fprintf(stderr, "%.*s; %s\n", (int)n, line, consequence(strict));
+        line += n + (line[n] == '\n');
+    }
+}
+
 static int configure(struct shim_run *r, const struct shim_config *cfg)
 {
     int bad = 0;
+    char *msgs = NULL;
+    size_t len = 0;
+    FILE *err = open_memstream(&msgs, &len);
     config_defaults(&r->settings);
-    if (cfg) bad += config_apply_struct(&r->settings, cfg, stderr);
-    bad += config_apply_env(&r->settings, environ, stderr);
-    if (bad)
-        return fail(SHIM_EINVAL, r->settings.cfg.strict, "%d bad setting%s", bad,
-                    bad > 1 ? "s" : "");
+    if (cfg) bad += config_apply_struct(&r->settings, cfg, err ? err : stderr);
+    bad += config_apply_env(&r->settings, environ, err ? err : stderr);
+    if (err) fclose(err);
+    report_settings(msgs, r->settings.cfg.strict);
+    free(msgs);
+    if (bad) {
+        strict_exit(r->settings.cfg.strict);
+        return SHIM_EINVAL;
+    }
     if (r->settings.disable) return SHIM_EDISABLED;
     program_name(r->prog_name, sizeof r->prog_name);
     r->pid = (long)getpid();
-    if (config_expand_output(r->settings.output, r->pid, r->prog_name, r->output_path,
-                             sizeof r->output_path) != 0)
+    char path[PATH_MAX], cwd[PATH_MAX];
+    if (config_expand_output(r->settings.output, r->pid, r->prog_name, path, sizeof path) != 0)
         return fail(SHIM_EINVAL, r->settings.cfg.strict,
-                    "SHIM_OUTPUT=\"%s\" expands to a path "
-                    "that is too long",
-                    r->settings.output);
+                    "SHIM_OUTPUT=\"%s\" expands to a path that is too long", r->settings.output);
+    /* A relative path is taken from the working directory at start, not at exit: a
+     * program that changes directory still finds its profile where it was started. */
+    int n = path[0] == '/' || !getcwd(cwd, sizeof cwd)
+                ? snprintf(r->output_path, sizeof r->output_path, "%s", path)
+                : snprintf(r->output_path, sizeof r->output_path, "%s/%s", cwd, path);
+    if (n < 0 || (size_t)n >= sizeof r->output_path)
+        return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                    "the profile path %s/%s is longer than PATH_MAX", cwd, path);
+    snprintf(r->output_shown, sizeof r->output_shown, "%s", path);
+    return output_writable(r);
+}
+
+/* A profile that cannot be written would lose the whole run: say so at start. */
+static int output_writable(struct shim_run *r)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", r->output_path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK | X_OK) != 0)
+        return fail(SHIM_EIO, r->settings.cfg.strict,
+                    "cannot write the profile %s: directory %s: %s", r->output_shown, dir,
+                    strerror(errno));
     return 0;
 }
 
 static int start_locked(const struct shim_config *cfg)
 {
-    struct shim_run *r = calloc(1, sizeof *r);
+    /* aligned: the observer's stop flag and the thread word have cache lines of their own */
+    size_t size = (sizeof(struct shim_run) + 63) & ~(size_t)63;
+    struct shim_run *r = aligned_alloc(64, size);
     if (!r) return fail(SHIM_ENOMEM, 0, "out of memory starting shim");
+    memset(r, 0, size);
     int rc = configure(r, cfg);
     if (rc == 0) rc = place(r);
     struct shim_block *block = rc == 0 ? signal_block_acquire() : NULL;
@@ -268,6 +334,14 @@ static int start_locked(const struct shim_config *cfg)
         r->thread_word = (uint64_t)r->observed_tid;
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
+        size_t need = tag_table_bytes(1 + plan.n_tags, plan.n_rates, c->max_tags, &params.hist);
+        if (rc == 0 && need > SHIM_MAX_TABLE_BYTES)
+            rc = fail(SHIM_EINVAL, c->strict,
+                      "the tag table would need %zu MiB (SHIM_MAX_TAGS=%u x %u rates x %u "
+                      "histogram buckets); the limit is %u MiB: lower SHIM_MAX_TAGS or the "
+                      "buckets of SHIM_HIST",
+                      need >> 20, c->max_tags, plan.n_rates, c->hist_buckets,
+                      (unsigned)(SHIM_MAX_TABLE_BYTES >> 20));
         if (rc == 0 && observer_init(&r->obs, &plan, &params) != 0)
             rc = fail(SHIM_ENOMEM, c->strict,
                       "out of memory for the observer's tables "
@@ -313,7 +387,7 @@ static void summary(const struct shim_run *r)
     fprintf(stderr,
             "shim: wrote %s: %llu samples, median period %.0f cycles, %.1f%% kept by DTE, "
             "observer on CPU %d (%s)\n",
-            r->output_path, (unsigned long long)t->total, loghist_quantile(&r->obs.period, 0.5),
+            r->output_shown, (unsigned long long)t->total, loghist_quantile(&r->obs.period, 0.5),
             t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
             r->placement.relation);
 }
@@ -333,8 +407,10 @@ int shim_stop(void)
     clock_pair_take(&r->end);
     struct clock_pair calibration_end = r->end;
     tsc_calibrate(&r->tsc, &r->start, &calibration_end);
-    /* The observed thread may have exited (ESRCH): nothing to restore then. */
-    sched_setaffinity(r->observed_tid, sizeof r->saved_affinity, &r->saved_affinity);
+    /* Only while the observed thread is still a thread of this process: after it exited,
+     * its id may belong to somebody else. */
+    if (syscall(SYS_tgkill, (pid_t)r->pid, r->observed_tid, 0) == 0)
+        sched_setaffinity(r->observed_tid, sizeof r->saved_affinity, &r->saved_affinity);
     char why[PATH_MAX + 128];
     int rc = 0;
     if (profile_write(r, why, sizeof why) != 0)

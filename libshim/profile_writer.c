@@ -30,9 +30,43 @@ static json_t *jint(uint64_t v)
 {
     return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
 }
-static json_t *jstr(const char *s)
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if the bytes there are not one. */
+static size_t utf8_sequence(const unsigned char *p)
 {
-    return s ? json_string(s) : json_null();
+    unsigned c = p[0];
+    size_t n = c < 0x80             ? 1
+               : (c & 0xe0) == 0xc0 ? 2
+               : (c & 0xf0) == 0xe0 ? 3
+               : (c & 0xf8) == 0xf0 ? 4
+                                    : 0;
+    if (n == 0 || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4)) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))) return 0;
+    if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))) return 0;
+    return n;
+}
+
+/* A JSON string from text the program or the system gave (names, arguments, paths,
+ * host names), which need not be UTF-8: every byte that does not start a valid
+ * sequence becomes U+FFFD, so the profile is always valid JSON. NULL gives null. */
+static json_t *jtext(const char *s)
+{
+    if (!s) return json_null();
+    size_t len = strlen(s), n = 0;
+    char *out = malloc(3 * len + 1);
+    if (!out) return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = utf8_sequence(p);
+        if (k) {
+            memcpy(out + n, p, k), n += k, p += k;
+        } else {
+            memcpy(out + n, "\xef\xbf\xbd", 3), n += 3, p++;
+        }
+    }
+    json_t *j = json_stringn(out, n);
+    free(out);
+    return j;
 }
 
 static json_t *argv_json(void)
@@ -45,7 +79,7 @@ static json_t *argv_json(void)
     fclose(f);
     buf[n] = 0;
     for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-        json_array_append_new(a, json_stringn_nocheck(buf + i, strlen(buf + i)));
+        json_array_append_new(a, jtext(buf + i));
     return a;
 }
 
@@ -85,8 +119,10 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_entry *e, c
     if (key) {
         json_t *values = json_array(), *names = json_array();
         for (unsigned i = 0; i < r->n_tag_slots; i++) {
-            json_array_append_new(values, jint(key[1 + i]));
-            json_array_append_new(names, jstr(names_tag(r->tag_slot[i], key[1 + i])));
+            /* JSON integers are signed 64-bit here: a value of 2^63 or more is written as
+             * its two's complement (negative); readers take values modulo 2^64 */
+            json_array_append_new(values, json_integer((json_int_t)key[1 + i]));
+            json_array_append_new(names, jtext(names_tag(r->tag_slot[i], key[1 + i])));
         }
         json_object_set_new(o, "thread", jint(key[0]));
         json_object_set_new(o, "values", values);
@@ -153,8 +189,8 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         char dflt[16];
         const char *name = names_slot(r->tag_slot[i]);
         snprintf(dflt, sizeof dflt, "slot%u", r->tag_slot[i]);
-        json_array_append_new(
-            tags, json_pack("{s:i, s:s}", "slot", (int)r->tag_slot[i], "name", name ? name : dflt));
+        json_array_append_new(tags, json_pack("{s:i, s:o}", "slot", (int)r->tag_slot[i], "name",
+                                              jtext(name ? name : dflt)));
     }
     for (unsigned i = 0; i < r->n_counter_slots; i++) {
         char dflt[16], unit[64];
@@ -166,12 +202,12 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
             snprintf(unit, sizeof unit, "per cycle");
         else
             snprintf(unit, sizeof unit, "per %g cycles", scale);
-        json_array_append_new(counters, json_pack("{s:i, s:s, s:s, s:f, s:i}", "slot", (int)slot,
-                                                  "name", name ? name : dflt, "kind", "software",
-                                                  "scale", scale, "width", 64));
-        json_array_append_new(rates, json_pack("{s:s, s:s, s:s, s:f}", "name", name ? name : dflt,
-                                               "counter", name ? name : dflt, "unit", unit, "scale",
-                                               scale));
+        json_array_append_new(counters, json_pack("{s:i, s:o, s:s, s:f, s:i}", "slot", (int)slot,
+                                                  "name", jtext(name ? name : dflt), "kind",
+                                                  "software", "scale", scale, "width", 64));
+        json_array_append_new(
+            rates, json_pack("{s:o, s:o, s:s, s:f}", "name", jtext(name ? name : dflt), "counter",
+                             jtext(name ? name : dflt), "unit", unit, "scale", scale));
     }
     *rates_out = rates;
     return json_pack("{s:o, s:o}", "tags", tags, "counters", counters);
@@ -188,9 +224,9 @@ static json_t *slot_array(const unsigned *slot, unsigned n)
 static json_t *config_json(const struct shim_run *r)
 {
     const struct shim_config *c = &r->settings.cfg;
-    return json_pack("{s:s, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}",
-                     "output", r->settings.output, "period", jint(c->period), "jitter", c->jitter,
-                     "observer_cpu", c->observer_cpu, "dte_tolerance", c->dte_tolerance,
+    return json_pack("{s:o, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}",
+                     "output", jtext(r->settings.output), "period", jint(c->period), "jitter",
+                     c->jitter, "observer_cpu", c->observer_cpu, "dte_tolerance", c->dte_tolerance,
                      "dte_resolution", jint(r->obs.params.dte_resolution), "dte_off", c->dte_off,
                      "strict", c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots),
                      "counter_slots", slot_array(r->counter_slot, r->n_counter_slots), "hist",
@@ -209,11 +245,12 @@ static json_t *machine_json(const struct shim_run *r)
     unsigned v = hwloc_get_api_version();
     snprintf(hv, sizeof hv, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
     return json_pack(
-        "{s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i, s:b, s:o}, s:{s:o, s:I, s:s?, s:b}, s:s}",
-        "cpu_model", m->cpu_model, "vendor", m->vendor, "hostname", r->host.hostname, "kernel",
-        r->host.kernel, "topology", "packages", m->packages, "cores", m->cores, "pus", m->pus,
-        "smt", m->smt, "pu", pus, "tsc", "hz", jreal(r->tsc.hz), "step", (json_int_t)r->tsc.step,
-        "source", r->tsc.source, "invariant", r->tsc.invariant, "hwloc_version", hv);
+        "{s:o, s:o, s:o, s:o, s:{s:i, s:i, s:i, s:b, s:o}, s:{s:o, s:I, s:s?, s:b}, s:s}",
+        "cpu_model", jtext(m->cpu_model), "vendor", jtext(m->vendor), "hostname",
+        jtext(r->host.hostname), "kernel", jtext(r->host.kernel), "topology", "packages",
+        m->packages, "cores", m->cores, "pus", m->pus, "smt", m->smt, "pu", pus, "tsc", "hz",
+        jreal(r->tsc.hz), "step", (json_int_t)r->tsc.step, "source", r->tsc.source, "invariant",
+        r->tsc.invariant, "hwloc_version", hv);
 }
 
 static json_t *placement_json(const struct shim_run *r)
@@ -241,13 +278,13 @@ static json_t *profile_json(const struct shim_run *r)
              SHIM_VERSION_PATCH);
     if (!tags) return NULL;
     return json_pack(
-        "{s:s, s:i, s:s, s:{s:s, s:s, s:I, s:o}, s:o, s:o, s:o,"
+        "{s:s, s:i, s:s, s:{s:o, s:o, s:I, s:o}, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o,"
         " s:{s:o, s:f, s:o, s:I}, s:o, s:o}",
-        "format", "shim-profile", "version", 1, "shim_version", version, "program", "path", exe,
-        "name", r->prog_name, "pid", (json_int_t)r->pid, "argv", argv_json(), "config",
-        config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
+        "format", "shim-profile", "version", 1, "shim_version", version, "program", "path",
+        jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid, "argv", argv_json(),
+        "config", config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
         "start_unix_ns", (json_int_t)r->start.real_ns, "duration_ns",
         (json_int_t)(r->end.mono_ns - r->start.mono_ns), "tsc_cycles",
         (json_int_t)(o->last_tsc - o->first_tsc), "signals", signals, "rates", rates, "samples",

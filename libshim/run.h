@@ -28,7 +28,8 @@ struct shim_run {
     long pid;
     pid_t observed_tid;
     cpu_set_t allowed, saved_affinity;
-    char output_path[PATH_MAX];
+    char output_path[PATH_MAX];  /* absolute */
+    char output_shown[PATH_MAX]; /* as the user gave it, for messages */
     char prog_name[256];
     pthread_t thread;
     int pinned;                        /* the observed thread's affinity was changed */

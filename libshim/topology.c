@@ -117,7 +117,9 @@ int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, int curren
         return SHIM_ENOCPU;
     }
     if (requested >= 0 && !CPU_ISSET(requested, allowed)) {
-        snprintf(why, whylen, "SHIM_OBSERVER_CPU=%d is not a CPU this process may run on",
+        snprintf(why, whylen,
+                 "observer CPU %d (SHIM_OBSERVER_CPU or observer_cpu) is not a CPU this "
+                 "process may run on",
                  requested);
         return SHIM_ENOCPU;
     }

@@ -62,7 +62,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
         return -1;
     }
     if (loghist_init(&o->period, 5, 0, 40) || loghist_init(&o->gap, 5, 0, 40) ||
-        loghist_init(&o->gap_sink, 5, 0, 40) || loghist_init(&o->cpc, 6, -8, 12)) {
+        loghist_init(&o->cpc, 6, -8, 12)) {
         observer_free(o);
         return -1;
     }
@@ -82,7 +82,6 @@ void observer_free(struct observer *o)
     tag_table_free(&o->tags);
     loghist_free(&o->period);
     loghist_free(&o->gap);
-    loghist_free(&o->gap_sink);
     loghist_free(&o->cpc);
 }
 
@@ -146,12 +145,22 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
     }
 }
 
-/* One period [prev, cur], attributed to the tags read right after prev's counters.
- *
- * At fast sampling DTE keeps about half the periods, as good as at random, so a branch
- * on its verdict would be mispredicted half the time, right on the observer's critical
- * path. The verdict instead selects where the rates and the gap go: the tag's entry and
- * the gap histogram, or a sink entry and histogram nobody reads. */
+/* The longest of a period's time bases: the start markers', and each software
+ * counter's own timestamps. The observer can be preempted between its start marker and
+ * a software read, which lengthens only that counter's time base. */
+static inline uint64_t longest_time_base(const struct observer *o, const uint64_t *prev,
+                                         const uint64_t *cur)
+{
+    uint64_t longest = cur[SAMPLE_CS] - prev[SAMPLE_CS];
+    for (unsigned i = o->plan.n_hw; i < probe_readings(&o->plan); i++) {
+        unsigned at = o->time_offset[i];
+        uint64_t d = cur[at] - prev[at];
+        longest = d > longest ? d : longest;
+    }
+    return longest;
+}
+
+/* One period [prev, cur], attributed to the tags read right after prev's counters. */
 static inline void record_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
                                  int busy, uint64_t *last_kept)
 {
@@ -159,8 +168,8 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
     const uint64_t *key = prev + o->key_offset; /* tags read inside this period */
     o->totals.total++;
     loghist_add(&o->period, (double)d_start);
-    if (busy || d_start > o->params.max_period) { /* the observer did something else */
-        o->totals.interrupted++;
+    if (busy || longest_time_base(o, prev, cur) > o->params.max_period) {
+        o->totals.interrupted++; /* the observer did something else: attribute nothing */
         return;
     }
     struct tag_entry *e = tag_table_lookup(&o->tags, key);
@@ -173,13 +182,14 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
     }
     o->totals.rated++;
     loghist_add(&o->cpc, (double)d_end / (double)d_start);
-    int keep = o->params.dte_off |
-               dte_accept(d_start, d_end, o->params.dte_tolerance, o->params.dte_resolution);
-    o->totals.kept += (uint64_t)keep;
-    e->kept += (uint64_t)keep;
-    record_rates(o, keep ? e : tag_table_sink(&o->tags), prev, cur);
-    loghist_add(keep && *last_kept ? &o->gap : &o->gap_sink, (double)(cur[SAMPLE_CS] - *last_kept));
-    *last_kept = keep ? cur[SAMPLE_CS] : *last_kept;
+    if (!o->params.dte_off &&
+        !dte_accept(d_start, d_end, o->params.dte_tolerance, o->params.dte_resolution))
+        return;
+    o->totals.kept++;
+    e->kept++;
+    record_rates(o, e, prev, cur);
+    if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
+    *last_kept = cur[SAMPLE_CS];
 }
 
 static inline uint64_t next_random(uint64_t *s)
@@ -197,7 +207,8 @@ static inline void throttle(const struct observer *o, uint64_t since, uint64_t *
     uint64_t lo = (uint64_t)((double)o->params.period * (1.0 - o->params.jitter));
     uint64_t span = (uint64_t)((double)o->params.period * 2.0 * o->params.jitter) + 1;
     uint64_t wait = lo + (uint64_t)(((unsigned __int128)(next_random(rng) >> 32) * span) >> 32);
-    while (tsc_now() - since < wait)
+    /* the stop flag too: a long period must not hold up shim_stop() */
+    while (tsc_now() - since < wait && !__atomic_load_n(&o->stop, __ATOMIC_RELAXED))
         _mm_pause();
 }
 

@@ -49,10 +49,9 @@ struct observer {
     struct probe_plan plan;
     struct observer_params params;
     struct tag_table tags;
-    struct loghist period;   /* Cs_n - Cs_n-1, every period */
-    struct loghist gap;      /* between consecutive kept samples */
-    struct loghist cpc;      /* every rated period, before DTE */
-    struct loghist gap_sink; /* where discarded periods' gaps go (never read) */
+    struct loghist period; /* Cs_n - Cs_n-1, every period */
+    struct loghist gap;    /* between consecutive kept samples */
+    struct loghist cpc;    /* every rated period, before DTE */
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
     double cpu_seconds;                       /* observer thread CPU time spent in observer_run */

@@ -29,6 +29,18 @@ static void *alloc_touched(size_t n, size_t size, size_t *bytes)
     return p;
 }
 
+size_t tag_table_bytes(unsigned key_words, unsigned n_rates, uint32_t max_entries,
+                       const struct hist_spec *hist)
+{
+    double entries = (double)max_entries + 1, index = 4.0 * max_entries;
+    double bytes =
+        index * sizeof(uint32_t) + (double)max_entries * key_words * sizeof(uint64_t) +
+        entries *
+            (sizeof(struct tag_entry) +
+             n_rates * (sizeof(struct rate_stats) + (double)HIST_WORDS(hist) * sizeof(uint64_t)));
+    return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX;
+}
+
 int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, uint32_t max_entries,
                    const struct hist_spec *hist)
 {
@@ -43,7 +55,7 @@ int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, ui
         index_size <<= 1;
     t->index_mask = index_size - 1;
 
-    size_t entries = (size_t)max_entries + 2, words = HIST_WORDS(hist);
+    size_t entries = (size_t)max_entries + 1, words = HIST_WORDS(hist);
     t->index = alloc_touched(index_size, sizeof *t->index, &t->bytes);
     t->keys = alloc_touched((size_t)max_entries * key_words, sizeof *t->keys, &t->bytes);
     t->entry = alloc_touched(entries, sizeof *t->entry, &t->bytes);

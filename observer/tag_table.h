@@ -56,7 +56,7 @@ struct tag_table {
     uint32_t index_mask;     /* index size - 1 */
     uint32_t *index;         /* entry number + 1, 0 = empty */
     uint64_t *keys;          /* max_entries * key_words */
-    struct tag_entry *entry; /* max_entries + 2: `other`, then the sink */
+    struct tag_entry *entry; /* max_entries + 1: the last is `other` */
     struct hist_spec hist;
     const uint64_t *last_key; /* the one-entry cache */
     struct tag_entry *last;
@@ -67,6 +67,10 @@ struct tag_table {
 int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, uint32_t max_entries,
                    const struct hist_spec *hist);
 void tag_table_free(struct tag_table *t);
+
+/* What tag_table_init would allocate for these sizes (SIZE_MAX if it overflows). */
+size_t tag_table_bytes(unsigned key_words, unsigned n_rates, uint32_t max_entries,
+                       const struct hist_spec *hist);
 
 /* The entry of this tuple, inserted if new, `other` if the table is full. */
 struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key);
@@ -85,13 +89,6 @@ static inline struct tag_entry *tag_table_lookup(struct tag_table *t, const uint
 static inline struct tag_entry *tag_table_other(struct tag_table *t)
 {
     return &t->entry[t->max_entries];
-}
-
-/* An entry that is never reported: the observer writes discarded periods' rates here
- * rather than branch on DTE's verdict. */
-static inline struct tag_entry *tag_table_sink(struct tag_table *t)
-{
-    return &t->entry[t->max_entries + 1];
 }
 
 static inline int tag_table_is_other(const struct tag_table *t, const struct tag_entry *e)

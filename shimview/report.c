@@ -3,9 +3,9 @@
  *
  * The table answers "where did the time go, and at what rate": one row per tag tuple,
  * sorted by samples, with its share of samples, its share of TSC cycles, and for each
- * rate two estimates with 95% confidence intervals -- the ratio sum_a / sum_b over the
- * kept periods (unbiased, the one to quote) and the mean of the per-period rates (the
- * centre of the histogram) -- and the number of kept periods behind them.
+ * rate the ratio sum_a / sum_b over the kept periods (unbiased, the one to quote) with
+ * its 95% confidence interval and the number of kept periods behind it. The CSV adds the
+ * mean of the per-period rates (the centre of the histogram).
  * Below it come the evidence that the numbers can be trusted (DTE: how many periods were
  * rated and kept) and what observing cost (sample period, observer CPU share).
  *
@@ -30,9 +30,9 @@
 #define DEFAULT_TOP    20
 #define NAME_MAX_WIDTH 48
 
-/* Columns per rate: text "rate", "± CI", "mean", "± CI", "n"; CSV after the fixed ones
+/* Columns per rate: text "rate", "± CI", "n"; CSV after the fixed ones
  * "mean_", "ci95_", "n_", "rate_", "rate_ci95_". */
-#define TEXT_RATE_COLS 5
+#define TEXT_RATE_COLS 3
 #define CSV_FIXED_COLS 8
 #define CSV_RATE_COLS  5
 
@@ -40,10 +40,10 @@ const char report_usage[] =
     "usage: shimview report [--csv] [--top N | --all] FILE\n"
     "\n"
     "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
-    "(share of samples, share of TSC cycles, and for each rate the ratio estimate and\n"
-    "the mean of per-period rates, each with a 95% confidence interval, and the number\n"
-    "of kept periods), the 'other' row, DTE statistics, the sample period and shim's\n"
-    "own cost.\n"
+    "(share of samples, share of TSC cycles, and for each rate its value over the kept\n"
+    "periods with a 95% confidence interval and the number of kept periods), the\n"
+    "'other' row, DTE statistics, the sample period and shim's own cost. The CSV also\n"
+    "has the mean of the per-period rates.\n"
     "\n"
     "  -n, --top N   show the N rows with most samples (default 20)\n"
     "  -a, --all     show every row\n"
@@ -268,8 +268,7 @@ static struct table *text_table(const struct profile *p, int threads)
         align[c] = TABLE_RIGHT;
     align[threads] = TABLE_LEFT;
     for (size_t r = 0; r < p->nrates; r++) {
-        align[4 + threads + TEXT_RATE_COLS * r + 1] = TABLE_LEFT; /* the ± columns */
-        align[4 + threads + TEXT_RATE_COLS * r + 3] = TABLE_LEFT;
+        align[4 + threads + TEXT_RATE_COLS * r + 1] = TABLE_LEFT; /* the ± column */
     }
     struct table *t = table_new(ncols, align);
     free(align);
@@ -283,8 +282,6 @@ static struct table *text_table(const struct profile *p, int threads)
     table_set(t, c++, "time share");
     for (size_t r = 0; r < p->nrates; r++) {
         table_set(t, c++, "%s rate", p->rates[r].name);
-        table_set(t, c++, "± 95%% CI");
-        table_set(t, c++, "mean");
         table_set(t, c++, "± 95%% CI");
         table_set(t, c++, "n");
     }
@@ -348,7 +345,6 @@ static void text_row(struct table *t, const struct profile *p, const struct row 
     for (size_t r = 0; r < p->nrates; r++) {
         const struct profile_rate_stats *s = &tag->rates[r];
         c = estimate_cells(t, c, s->n, s->rate, stats_rate_ci95(s));
-        c = estimate_cells(t, c, s->n, s->mean, stats_ci95(s->n, s->sum, s->sumsq));
         table_set(t, c++, "%s", fmt_count(s->n, a, sizeof a));
     }
 }
@@ -359,8 +355,10 @@ static void print_rate_legend(const struct profile *p)
         header_line(r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name,
                     p->rates[r].counter, p->rates[r].unit);
     if (p->nrates)
-        header_line("", "rate: over all kept periods together (the figure to quote); "
-                        "mean: of the per-period rates");
+        header_line("", "rate: over the tag's kept periods together (counts / cycles); n: kept "
+                        "periods; the CSV also has the mean of per-period rates");
+    header_line("", "± 95%% CI assumes independent samples; consecutive samples are "
+                    "correlated, so read it as a lower bound on the uncertainty");
 }
 
 static void print_dte(const struct profile *p)

@@ -5,8 +5,8 @@
  * initial-exec thread-local pointer shim_tls_block, so a signal costs the load of a
  * %fs-relative word and one store. Every thread starts pointing at a shared dummy
  * block, which makes the macros safe before shim_start() and in threads shim does not
- * observe; what is written there is never read, except that attaching a thread copies
- * the tags it last wrote (so a phase set before shim_start() is not lost).
+ * observe; what is written there is never read (all threads share it, so it cannot
+ * say what any one of them is doing): signals written before shim_start() are not seen.
  *
  * Blocks come from a static pool and are never freed: the observer may read a block
  * at any moment, and a thread may keep its pointer past shim_stop(), so a block must
@@ -39,11 +39,6 @@ struct shim_block *signal_block_acquire(void)
 
 void signal_block_attach(struct shim_block *b)
 {
-    struct shim_block *old = shim_tls_block;
-    if (old == b) return;
-    for (unsigned i = 0; i < SHIM_TAG_SLOTS; i++)
-        __atomic_store_n(&b->tag[i], __atomic_load_n(&old->tag[i], __ATOMIC_RELAXED),
-                         __ATOMIC_RELAXED);
     __atomic_store_n(&shim_tls_block, b, __ATOMIC_RELEASE);
 }
 

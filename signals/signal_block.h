@@ -12,8 +12,7 @@ extern struct shim_block shim_dummy_block;
  * pointer can never reach unmapped memory); NULL when the pool is exhausted. */
 struct shim_block *signal_block_acquire(void);
 
-/* Point the calling thread's macros at b, carrying over the tag values the thread
- * wrote into the dummy block before it had a block of its own. */
+/* Point the calling thread's macros at b. */
 void signal_block_attach(struct shim_block *b);
 
 /* Point the calling thread's macros back at the dummy block. */

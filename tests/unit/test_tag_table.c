@@ -239,14 +239,13 @@ static void histograms_do_not_overlap(void **state)
     enum { RATES = 3, CAP = 3 };
     assert_int_equal(tag_table_init(&t, 1, RATES, CAP, &h), 0);
     uint32_t words = HIST_WORDS(&h);
-    /* mark every word of every (entry, rate) histogram with its own value, `other` and
-     * the sink included, through the entry's own pointer; then check none was
-     * overwritten */
-    for (uint32_t i = 0; i <= CAP + 1; i++)
+    /* mark every word of every (entry, rate) histogram with its own value, `other`
+     * included, through the entry's own pointer; then check none was overwritten */
+    for (uint32_t i = 0; i <= CAP; i++)
         for (uint32_t r = 0; r < RATES; r++)
             for (uint32_t w = 0; w < words; w++)
                 t.entry[i].hist[r * words + w] = 1 + (i * RATES + r) * words + w;
-    for (uint32_t i = 0; i <= CAP + 1; i++)
+    for (uint32_t i = 0; i <= CAP; i++)
         for (uint32_t r = 0; r < RATES; r++)
             for (uint32_t w = 0; w < words; w++)
                 assert_int_equal(t.entry[i].hist[r * words + w], 1 + (i * RATES + r) * words + w);
@@ -282,26 +281,6 @@ static void hist_add_touches_one_entry_and_rate(void **state)
     tag_table_free(&t);
 }
 
-/* The sink takes discarded periods' rates: it is neither `other` nor any key's entry,
- * and starts empty like them. */
-static void sink_is_separate(void **state)
-{
-    (void)state;
-    struct hist_spec h = default_hist();
-    struct tag_table t;
-    assert_int_equal(tag_table_init(&t, 1, 2, 2, &h), 0);
-    struct tag_entry *sink = tag_table_sink(&t);
-    assert_false(tag_table_is_other(&t, sink));
-    assert_ptr_not_equal(sink, tag_table_other(&t));
-    assert_int_equal(sink->stats[1].n, 0);
-    assert_true(isinf(sink->stats[1].min));
-    for (uint64_t i = 0; i < 5; i++) {
-        uint64_t k[1] = {i};
-        assert_ptr_not_equal(tag_table_insert(&t, k), sink);
-    }
-    tag_table_free(&t);
-}
-
 static void free_twice_is_harmless(void **state)
 {
     (void)state;
@@ -329,7 +308,6 @@ int main(void)
         cmocka_unit_test(rate_stats_single_value_sets_min_and_max),
         cmocka_unit_test(histograms_do_not_overlap),
         cmocka_unit_test(hist_add_touches_one_entry_and_rate),
-        cmocka_unit_test(sink_is_separate),
         cmocka_unit_test(free_twice_is_harmless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
