@@ -39,6 +39,8 @@ struct run_options {
     unsigned n_tag_values; /* the tag cycles through 1..n */
     int toggle_thread;     /* thread_word alternates between two values */
     uint64_t period;
+    uint64_t counter_start; /* where the software counter starts */
+    unsigned width;         /* the counter's width (0: 64) */
 };
 
 static void *observer_main(void *arg)
@@ -79,14 +81,14 @@ static void play_program(const struct run_options *opt)
 static void run_observer_limited(struct observer *o, const struct run_options *opt,
                                  uint64_t max_period)
 {
-    store(&counter_word, 0);
+    store(&counter_word, opt->counter_start);
     store(&tag_word, 1);
     store(&thread_word, 7001);
 
     struct probe_plan plan = {0};
     plan.n_sw = 1;
     plan.sw[0].word = &counter_word;
-    plan.mask[0] = counter_mask(64);
+    plan.mask[0] = counter_mask(opt->width ? opt->width : 64);
     plan.n_rates = 1;
     plan.rate[0] = (struct probe_rate){.num = 0, .den = PROBE_RATE_PER_TSC, .scale = 1.0};
     plan.n_tags = 1;
@@ -279,6 +281,48 @@ static void long_periods_are_interrupted(void **state)
     observer_free(&o);
 }
 
+/* A counter that wraps at its width during the run: every kept period's rate stays a
+ * small non-negative number (a wrong delta would be near 2^width), and the counts add
+ * up to no more than the program added. */
+static void check_wrap(unsigned width)
+{
+    struct observer o;
+    uint64_t top = width >= 64 ? UINT64_MAX : ((uint64_t)1 << width) - 1;
+    struct run_options opt = {.max_tags = 8,
+                              .n_tag_values = 2,
+                              .period = 2000,
+                              .counter_start = top - 3000,
+                              .width = width};
+    run_observer(&o, &opt);
+    check_invariants(&o);
+    double counted = 0;
+    for (uint32_t i = 0; i <= o.tags.max_entries; i++) {
+        const struct rate_stats *s = &o.tags.entry[i].stats[0];
+        if (!s->n) continue;
+        assert_true(s->min >= 0);
+        assert_true(s->max < 100); /* increments per TSC cycle */
+        counted += s->sum_a;
+    }
+    uint64_t added = __atomic_load_n(&counter_word, __ATOMIC_RELAXED) - opt.counter_start;
+    assert_true(counted > 3000); /* the run went past the wrap */
+    assert_true(counted <= (double)added);
+    observer_free(&o);
+}
+
+static void counter_wraps_at_64_bits(void **state)
+{
+    (void)state;
+    check_wrap(64);
+}
+
+/* A 32-bit counter (as a perf counter of that width would be): the program's word keeps
+ * counting past 2^32, the observer masks the delta to 32 bits. */
+static void counter_wraps_at_32_bits(void **state)
+{
+    (void)state;
+    check_wrap(32);
+}
+
 static void default_max_period(void **state)
 {
     (void)state;
@@ -322,6 +366,8 @@ int main(void)
         cmocka_unit_test(full_table_counts_other),
         cmocka_unit_test(thread_word_changes_are_not_rated),
         cmocka_unit_test(long_periods_are_interrupted),
+        cmocka_unit_test(counter_wraps_at_64_bits),
+        cmocka_unit_test(counter_wraps_at_32_bits),
         cmocka_unit_test(default_max_period),
         cmocka_unit_test(init_rejects_oversized_plans),
     };
