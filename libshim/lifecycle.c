@@ -413,10 +413,13 @@ int shim_stop(void)
         sched_setaffinity(r->observed_tid, sizeof r->saved_affinity, &r->saved_affinity);
     char why[PATH_MAX + 128];
     int rc = 0;
-    if (profile_write(r, why, sizeof why) != 0)
-        rc = fail(SHIM_EIO, r->settings.cfg.strict, "%s", why);
-    else if (!r->settings.quiet)
+    if (profile_write(r, why, sizeof why) != 0) {
+        fprintf(stderr, "shim: %s; the profile of this run is lost\n", why);
+        strict_exit(r->settings.cfg.strict);
+        rc = SHIM_EIO;
+    } else if (!r->settings.quiet) {
         summary(r);
+    }
     observer_free(&r->obs);
     free(r);
     pthread_mutex_unlock(&lock);

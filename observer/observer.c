@@ -2,23 +2,23 @@
  * observer.c -- the observer loop of the SHIM paper's Figure 2, with DTE, rates and
  * aggregation done online.
  *
- * Each iteration takes one sample: a start marker (rdtscp), each counter after its own
- * rdtscp, an end marker, the thread word; then it turns the period since the previous
- * sample into rates and adds them to the entry of the tags read at the end of the
- * previous iteration (those tags were read inside this period), and reads the tags for
- * the next period. All state the loop touches was allocated by observer_init(); it makes
- * no call that can block, allocate or enter the kernel, so the only work between two
- * samples is arithmetic on a few cache lines of its own.
+ * Each iteration takes one sample (take_sample: markers, counters, thread word, tags)
+ * into a small batch; each pair of consecutive samples is a period, attributed to the
+ * tags read inside it (right after the first sample's counters), DTE-checked, turned
+ * into rates and added to the tag table (record_period). All state the loop touches was
+ * allocated by observer_init(); it makes no call that can block, allocate or enter the
+ * kernel, so the only work between two samples is arithmetic on memory of its own.
  *
  * Throttling (a target period) spins on rdtsc with a pause hint until a randomised
  * wait has passed since the last start marker: uniform jitter around the target breaks
  * any lock-step with periodic behaviour of the program (SHIM paper 4.2, DCPI).
+ * observer/README.md records the measurements behind each choice made here.
  */
 #include "observer.h"
 
 #include <emmintrin.h>
-#include <stdlib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 

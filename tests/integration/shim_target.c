@@ -10,6 +10,8 @@
  *   fork             fork while observing; the child starts its own observer
  *   exit-thread      another thread calls exit() while main works
  *   strerror         every error code has its own text
+ *   strict-struct    a struct with strict=1 and a bad period
+ *   lose-output DIR  start writing into DIR, remove DIR, return 3 without shim_stop
  */
 #include <shim.h>
 
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "work";
     double seconds = argc > 2 ? atof(argv[2]) : 0.3;
+    if (seconds <= 0) seconds = 0.3;
     names();
     if (strcmp(mode, "work") == 0) {
         start();
@@ -118,6 +121,20 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, exit_soon, NULL);
         work(5.0);
         printf("not reached\n");
+    } else if (strcmp(mode, "strict-struct") == 0) {
+        struct shim_config c;
+        shim_config_init(&c);
+        c.strict = 1;
+        c.period = (uint64_t)-1;
+        printf("start: %d\n", shim_start(&c));
+    } else if (strcmp(mode, "lose-output") == 0 && argc > 2) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/lost.json", argv[2]);
+        setenv("SHIM_OUTPUT", path, 1);
+        start();
+        work(0.05);
+        rmdir(argv[2]);
+        return 3; /* the profile cannot be written at exit; the status must stay 3 */
     } else if (strcmp(mode, "strerror") == 0) {
         for (int e = 0; e >= -10; e--)
             printf("%d %s\n", e, shim_strerror(e));

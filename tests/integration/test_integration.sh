@@ -53,6 +53,18 @@ SHIM_STRICT=1 SHIM_PERIOD=abc "$target" work 0.05 >out3 2>err3
 expect "strict: exit 125" test $? -eq 125
 expect "strict: says it exits" has err3 "exiting (SHIM_STRICT=1)"
 
+# 3b. strict asked for in the struct is honoured even when the struct is refused
+"$target" strict-struct >out3b 2>err3b
+expect "strict struct: exit 125" test $? -eq 125
+expect "strict struct: names the field and value" has err3b "period = 18446744073709551615 is not valid"
+
+# 3c. a profile lost at exit (its directory removed) is reported, and neither strict
+# mode nor shim changes the program's own exit status
+mkdir -p vanishing
+SHIM_STRICT=1 "$target" lose-output "$dir/vanishing" >out3c 2>err3c
+expect "lost at exit: the program's status stays 3" test $? -eq 3
+expect "lost at exit: says the profile is lost" has err3c "the profile of this run is lost"
+
 # 4. unknown SHIM_ variable: a warning, and the run goes on
 SHIM_PERIDO=5 SHIM_OUTPUT=typo.json "$target" work 0.05 >out4 2>err4
 expect "unknown variable warned" has err4 "SHIM_PERIDO is not a shim variable"
