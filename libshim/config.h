@@ -11,11 +11,11 @@
 
 #include "shim.h"
 
-#define SHIM_MAX_PERIOD     1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
-#define SHIM_MAX_BUCKETS    100000u
-#define SHIM_MAX_TAG_CAP    (1u << 20)
+#define SHIM_MAX_PERIOD      1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
+#define SHIM_MAX_BUCKETS     100000u
+#define SHIM_MAX_TAG_CAP     (1u << 20)
 #define SHIM_MAX_TABLE_BYTES ((size_t)256 << 20) /* the observer's tables, all told */
-#define SHIM_DEFAULT_OUTPUT "shim-%e-%p.json"
+#define SHIM_DEFAULT_OUTPUT  "shim-%e-%p.json"
 
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */

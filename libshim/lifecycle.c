@@ -27,6 +27,7 @@
 #include "names.h"
 #include "run.h"
 #include "signal_block.h"
+#include "termination.h"
 
 extern char **environ;
 
@@ -225,6 +226,7 @@ static void after_fork_child(void)
     pthread_mutex_init(&lock, &attr);
     pthread_mutexattr_destroy(&attr);
     names_after_fork_child();
+    termination_after_fork_child();
     if (fork_restore_affinity) sched_setaffinity(0, sizeof fork_affinity, &fork_affinity);
     /* The observer did not come along; its memory is the parent's copy: leave it. */
     run = NULL;
@@ -376,6 +378,7 @@ int shim_start(const struct shim_config *cfg)
         hooks_installed = 1;
         atexit(stop_at_exit);
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        termination_install();
     }
     pthread_mutex_unlock(&lock);
     return rc;

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hwloc.h>
@@ -300,32 +302,60 @@ static json_t *profile_json(const struct shim_run *r)
         "tags", tags, "other", entry_json(r, tag_table_other((struct tag_table *)&o->tags), NULL));
 }
 
+/* Create a temporary file beside path, with a random name, exclusively: O_EXCL and
+ * O_NOFOLLOW mean nothing planted in a shared directory (a file, or a symlink pointing
+ * elsewhere) is ever opened in its place. Mode 0644, less the umask. */
+static int create_temporary(const char *path, char *tmp, size_t len)
+{
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != sizeof r)
+            r = (uint64_t)clock() ^ ((uint64_t)getpid() << 20);
+        snprintf(tmp, len, "%s.%016llx.tmp", path, (unsigned long long)r);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return k < 0 ? errno : EIO;
+        p += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
 int profile_write(const struct shim_run *r, char *why, size_t whylen)
 {
     char tmp[PATH_MAX + 32];
     names_lock();
     json_t *doc = profile_json(r);
     names_unlock();
-    if (!doc) {
+    char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(doc);
+    if (!text) {
         snprintf(why, whylen, "out of memory building the profile");
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", r->output_path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = create_temporary(r->output_path, tmp, sizeof tmp);
     if (fd < 0) {
-        snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(errno));
-        json_decref(doc);
+        snprintf(why, whylen, "cannot create a temporary file beside %s: %s", r->output_path,
+                 strerror(errno));
+        free(text);
         return -1;
     }
-    int rc = json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-    int err = rc ? EIO : 0;
-    if (!rc && fsync(fd) != 0) err = errno;
+    int err = write_all(fd, text, strlen(text));
+    free(text);
+    if (!err && fsync(fd) != 0) err = errno;
     if (close(fd) != 0 && !err) err = errno;
-    json_decref(doc);
     if (!err && rename(tmp, r->output_path) != 0) err = errno;
     if (err) {
         snprintf(why, whylen, "cannot write %s: %s", r->output_path, strerror(err));
-        unlink(tmp);
+        unlink(tmp); /* never a partial file */
         return -1;
     }
     return 0;

@@ -12,10 +12,18 @@
  *   strerror         every error code has its own text
  *   strict-struct    a struct with strict=1 and a bad period
  *   lose-output DIR  start writing into DIR, remove DIR, return 3 without shim_stop
+ *   until-signal     start and work until a signal ends the program
+ *   own-handler      like until-signal, with the program's own SIGTERM handler that exits
+ *   exec             exec /bin/true while observing
+ *   threads N        create and join N short threads that signal, while observing
+ *   oom              limit the address space, then start with a large tag table
+ *   fsize            limit file size so the profile cannot be written
  */
 #include <shim.h>
 
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +67,32 @@ static int start(void)
     printf("start: %d %s\n", rc, shim_strerror(rc));
     fflush(stdout);
     return rc;
+}
+
+static volatile sig_atomic_t got_term;
+static void on_term(int sig)
+{
+    (void)sig;
+    got_term = 1;
+}
+
+static void *short_thread(void *arg)
+{
+    SHIM_SIGNAL(0, (uintptr_t)arg);
+    SHIM_COUNT(0, 1);
+    return NULL;
+}
+
+/* Current address-space size in bytes, from /proc/self/statm (pages). */
+static long address_space(void)
+{
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return pages * sysconf(_SC_PAGESIZE);
 }
 
 static void *exit_soon(void *arg)
@@ -135,6 +169,56 @@ int main(int argc, char **argv)
         work(0.05);
         rmdir(argv[2]);
         return 3; /* the profile cannot be written at exit; the status must stay 3 */
+    } else if (strcmp(mode, "until-signal") == 0) {
+        /* a shell starts background jobs with SIGINT ignored; a foreground program has it
+         * at its default action, which is the case to test */
+        signal(SIGINT, SIG_DFL);
+        start();
+        printf("working\n");
+        fflush(stdout);
+        work(30.0);
+    } else if (strcmp(mode, "own-handler") == 0) {
+        signal(SIGTERM, on_term);
+        start();
+        printf("working\n");
+        fflush(stdout);
+        while (!got_term)
+            work(0.01);
+        printf("own handler ran\n");
+        return 0; /* exit(): the atexit handler writes the profile */
+    } else if (strcmp(mode, "exec") == 0) {
+        start();
+        work(0.05);
+        fflush(stdout);
+        execl("/bin/true", "true", (char *)NULL);
+        return 1;
+    } else if (strcmp(mode, "threads") == 0) {
+        int n = argc > 2 ? atoi(argv[2]) : 1000;
+        start();
+        for (int i = 0; i < n; i++) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, short_thread, (void *)(uintptr_t)(i % 4)) != 0) return 1;
+            pthread_join(t, NULL);
+            SHIM_COUNT(0, 1);
+        }
+        printf("threads: %d\n", n);
+        printf("stop: %d\n", shim_stop());
+    } else if (strcmp(mode, "oom") == 0) {
+        struct rlimit lim = {(rlim_t)(address_space() + (64l << 20)),
+                             (rlim_t)(address_space() + (64l << 20))};
+        setrlimit(RLIMIT_AS, &lim);
+        setenv("SHIM_MAX_TAGS", "40000", 1); /* ~160 MB of tables, under shim's own cap */
+        start();
+        work(0.05);
+        printf("still running\n");
+    } else if (strcmp(mode, "fsize") == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = {4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        start();
+        work(0.1);
+        int rc = shim_stop();
+        printf("stop: %d\n", rc);
     } else if (strcmp(mode, "strerror") == 0) {
         for (int e = 0; e >= -10; e--)
             printf("%d %s\n", e, shim_strerror(e));

@@ -131,6 +131,61 @@ expect "unwritable: says why" has err13 "cannot write the profile /nonexistent-d
 SHIM_OUTPUT='pat-%e-%p-%%.json' "$target" work 0.05 >out14 2>err14
 expect "pattern: %e and %% expanded" sh -c 'ls pat-shim_target-*-%.json >/dev/null'
 
+# 16. SIGINT / SIGTERM / SIGHUP at their default action: the profile is written, then
+# the program dies of the signal as it would have (status 128 + signal)
+for pair in INT:2 TERM:15 HUP:1; do
+    sig=${pair%:*} num=${pair#*:}
+    rm -f "sig-$sig.json"
+    SHIM_OUTPUT="sig-$sig.json" "$target" until-signal >out16 2>err16 &
+    pid=$!
+    for i in 1 2 3 4 5 6 7 8 9 10; do grep -q working out16 2>/dev/null && break; sleep 0.1; done
+    sleep 0.2
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    expect "SIG$sig: the program died of it (status $rc)" test $rc -eq $((128 + num))
+    expect "SIG$sig: the profile was written" json "sig-$sig.json" "d['samples']['total']>0"
+done
+
+# 17. the program's own handler runs, and its exit() writes the profile
+SHIM_OUTPUT=own.json "$target" own-handler >out17 2>err17 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do grep -q working out17 2>/dev/null && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+expect "own handler: exit status 0" test $? -eq 0
+expect "own handler: it ran" has out17 "own handler ran"
+expect "own handler: profile written" test -s own.json
+
+# 18. exec while observing: the new program runs normally
+SHIM_OUTPUT=exec.json "$target" exec >out18 2>err18
+expect "exec: /bin/true ran and exited 0" test $? -eq 0
+
+# 19. 1000 threads created and joined while observing
+SHIM_OUTPUT=threads.json "$target" threads 1000 >out19 2>err19
+expect "threads: all ran" has out19 "threads: 1000"
+expect "threads: profile written" has out19 "stop: 0"
+
+# 20. out of memory at start: a clear error, the program runs on
+"$target" oom >out20 2>err20
+expect "oom: program ran on" has out20 "still running"
+expect "oom: start refused with SHIM_ENOMEM" has out20 "start: -5"
+expect "oom: says so" has err20 "out of memory"
+
+# 21. the disk fills (file size limit): a clear error, nothing partial left
+rm -rf fsize && mkdir fsize
+(cd fsize && SHIM_OUTPUT=big.json "$target" fsize >../out21 2>../err21)
+expect "full: stop returned SHIM_EIO" has out21 "stop: -8"
+expect "full: says why" has err21 "File too large"
+expect "full: nothing left behind" test -z "$(ls fsize)"
+
+# 22. a symlink planted at the output path is replaced, never followed
+echo "precious" >victim
+ln -sf "$dir/victim" planted.json
+SHIM_OUTPUT=planted.json "$target" work 0.05 >out22 2>err22
+expect "symlink: victim untouched" test "$(cat victim)" = precious
+expect "symlink: the profile is a regular file" sh -c 'test -f planted.json && ! test -L planted.json'
+
 # 15. error strings
 "$target" strerror >out15
 expect "strerror: distinct texts" test "$(sort -u -k2 out15 | wc -l)" -eq 12

@@ -1,0 +1,112 @@
+/*
+ * termination.c -- writing the profile when the program is told to terminate.
+ *
+ * A program stopped with Ctrl-C or `kill` never reaches exit(), so the atexit handler
+ * never writes its profile. For SIGINT, SIGTERM and SIGHUP, when the program has left
+ * the signal at its default action (terminate), shim installs a handler; a signal the
+ * program handles or ignores itself is left alone (its handler runs as before, and if
+ * it ends with exit(), the atexit handler writes the profile).
+ *
+ * Writing a profile is not async-signal-safe (it allocates and does I/O), so the handler
+ * does not: it wakes a writer thread, created at start with every signal blocked, which
+ * calls shim_stop() like any thread would; the handler waits for it (at most
+ * WRITER_WAIT_MS: if the signal interrupted the program while it held a lock the writer
+ * needs, the profile is given up rather than the process hung), then restores the
+ * default action and raises the signal again, so the program dies of it exactly as it
+ * would have -- same signal, same exit status, and the parent sees it.
+ *
+ * Everything the handler calls is async-signal-safe: sem_post, nanosleep, sigaction,
+ * raise, getpid, write.
+ */
+#include "termination.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define WRITER_WAIT_MS 5000
+
+static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
+
+static sem_t wake;
+static pid_t writer_pid; /* the process whose writer thread exists */
+static int terminating;  /* set by the first terminating signal */
+static int written;      /* set by the writer when the profile is done */
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&wake) != 0 && errno == EINTR)
+        ;
+    shim_stop(); /* writes the profile, if an observer is running */
+    __atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void say(const char *text)
+{
+    ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
+    (void)ignored;
+}
+
+static void on_terminate(int sig)
+{
+    int saved_errno = errno;
+    if (writer_pid == getpid() && !__atomic_exchange_n(&terminating, 1, __ATOMIC_ACQ_REL)) {
+        sem_post(&wake);
+        struct timespec ten_ms = {0, 10 * 1000 * 1000};
+        for (int waited = 0; waited < WRITER_WAIT_MS; waited += 10) {
+            if (__atomic_load_n(&written, __ATOMIC_ACQUIRE)) break;
+            nanosleep(&ten_ms, NULL);
+        }
+        if (!__atomic_load_n(&written, __ATOMIC_ACQUIRE))
+            say("shim: the profile could not be written before the program terminated\n");
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* delivered when this handler returns: the program dies of it */
+    errno = saved_errno;
+}
+
+void termination_install(void)
+{
+    sigset_t all, old;
+    pthread_t writer;
+    pthread_attr_t attr;
+    if (sem_init(&wake, 0, 0) != 0) return;
+    sigfillset(&all);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the writer inherits a full mask */
+    int err = pthread_create(&writer, &attr, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (err) return; /* then the atexit handler is all there is */
+    pthread_setname_np(writer, "shim-writer");
+    writer_pid = getpid();
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
+        struct sigaction current, ours;
+        if (sigaction(handled[i], NULL, &current) != 0) continue;
+        if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
+        memset(&ours, 0, sizeof ours);
+        ours.sa_handler = on_terminate;
+        sigemptyset(&ours.sa_mask);
+        sigaction(handled[i], &ours, NULL);
+    }
+}
+
+void termination_after_fork_child(void)
+{
+    /* writer_pid no longer matches getpid(): the handler goes straight to the default
+     * action, as the child would without shim. */
+    terminating = 0;
+    written = 0;
+}

@@ -1,0 +1,14 @@
+/*
+ * termination.h -- the profile survives SIGINT, SIGTERM and SIGHUP (see termination.c).
+ */
+#ifndef SHIM_LIBSHIM_TERMINATION_H
+#define SHIM_LIBSHIM_TERMINATION_H
+
+/* Start the writer thread and take over those signals the program leaves at their
+ * default action. Called once, at the first successful shim_start(). */
+void termination_install(void);
+
+/* In a child after fork(): there is no writer thread there. */
+void termination_after_fork_child(void);
+
+#endif
