@@ -30,7 +30,12 @@ int option_error(const char *cmd, int opt, char **argv);
 int parse_count_option(const char *cmd, const char *option, const char *text, long *out);
 
 /* report.c */
+struct profile;
 extern const char report_usage[];
 int report_main(int argc, char **argv);
+/* Print a loaded profile on stdout as `report` does: the CSV table when csv is set, else
+ * the text report; the top N rows, or every row when top is negative. 0, or -1 when
+ * memory ran out. */
+int report_print(const struct profile *p, int csv, long top);
 
 #endif /* SHIMVIEW_COMMANDS_H */

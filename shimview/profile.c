@@ -400,11 +400,12 @@ static int read_samples(struct reader *r, const json_t *root, struct profile_sam
         member_u64(r, o, "other", &s->other) ||
         member_u64(r, o, "distinct_tags", &s->distinct_tags))
         return -1;
-    /* Each term is below 2^63, so neither sum can wrap. */
+    /* Each term is below 2^63, so a sum of two cannot wrap, but one of three can: the
+     * second identity is checked as total - interrupted == rated + thread_changes. */
     if (s->kept + s->discarded != s->rated)
         return reader_fail(r, "kept (%" PRIu64 ") + discarded (%" PRIu64 ") != rated (%" PRIu64 ")",
                            s->kept, s->discarded, s->rated);
-    if (s->rated + s->thread_changes + s->interrupted != s->total)
+    if (s->interrupted > s->total || s->total - s->interrupted != s->rated + s->thread_changes)
         return reader_fail(r,
                            "rated (%" PRIu64 ") + thread_changes (%" PRIu64
                            ") + interrupted (%" PRIu64 ") != total (%" PRIu64 ")",
@@ -468,20 +469,34 @@ static int read_profile(struct reader *r, struct profile *p)
     return 0;
 }
 
-struct profile *profile_load(const char *path, char *err, size_t errlen)
+struct profile *profile_load_buffer(const char *data, size_t len, const char *name, char *err,
+                                    size_t errlen)
 {
-    struct reader r = {.file = path, .err = err, .errlen = errlen};
+    struct reader r = {.file = name, .err = err, .errlen = errlen};
     struct profile *p = calloc(1, sizeof *p);
     if (!p) {
         reader_fail(&r, "out of memory");
         return NULL;
     }
-    p->file = path;
-    p->root = reader_parse_file(&r);
+    p->file = name;
+    p->root = reader_parse(&r, data ? data : "", len);
     if (!p->root || read_profile(&r, p)) {
         profile_free(p);
         return NULL;
     }
+    return p;
+}
+
+struct profile *profile_load(const char *path, char *err, size_t errlen)
+{
+    const char *name = strcmp(path, "-") == 0 ? PROFILE_STDIN_NAME : path;
+    struct reader r = {.file = name, .err = err, .errlen = errlen};
+    size_t len;
+    char *data = reader_read_file(&r, path, PROFILE_MAX_BYTES, &len);
+    if (!data) return NULL;
+    /* The document copies what it keeps, so the bytes can go once it is parsed. */
+    struct profile *p = profile_load_buffer(data, len, name, err, errlen);
+    free(data);
     return p;
 }
 

@@ -1,12 +1,13 @@
 /*
  * profile.h -- a shim profile (docs/profile-format.md, version 1) loaded into C structs.
  *
- * profile_load() parses the file with jansson, checks every member the format defines
- * (type, range, and the invariants the format states), and fills the structs below. A
- * profile that loads is safe to use without further checks: array lengths agree with
- * the top-level `signals` and `rates`, counts are below 2^63, numbers are finite, and
- * every string is valid UTF-8 without NUL bytes. Anything else is refused with one line
- * naming the file and the JSON path of the offending member.
+ * profile_load() reads a file and profile_load_buffer() takes bytes already in memory;
+ * both parse them with jansson, check every member the format defines (type, range, and
+ * the invariants the format states), and fill the structs below. A profile that loads is
+ * safe to use without further checks: array lengths agree with the top-level `signals`
+ * and `rates`, counts are below 2^63, numbers are finite, and every string is valid UTF-8
+ * without NUL bytes. Anything else is refused with one line naming the file and the JSON
+ * path of the offending member.
  *
  * Strings point into the parsed JSON document, which the profile keeps (`root`) until
  * profile_free(); commands that want a member this version does not model can read it
@@ -23,6 +24,14 @@
 
 /* The newest format version this reader knows. */
 #define PROFILE_FORMAT_VERSION 1
+
+/* The largest file profile_load() reads, a whole number of MiB. A larger one is refused
+ * from its size, before it is read, so a wrong argument cannot make shimview read a disk
+ * image into memory; with the default settings shim writes far less. */
+#define PROFILE_MAX_BYTES ((size_t)1 << 30)
+
+/* The name profile_load() gives standard input ("-") in messages and in profile.file. */
+#define PROFILE_STDIN_NAME "<stdin>"
 
 /* A log histogram (`period`, `gap`, `cpc`): non-empty geometric buckets [lo, hi). */
 struct profile_log_bucket {
@@ -159,7 +168,7 @@ struct profile_cost {
 };
 
 struct profile {
-    const char *file; /* the path as given to profile_load (not owned) */
+    const char *file; /* the path or name the profile was loaded as (not owned) */
     json_t *root;     /* the parsed document; strings below point into it */
     uint64_t version;
     const char *shim_version;
@@ -179,10 +188,17 @@ struct profile {
     struct profile_tag other;
 };
 
-/* Load and validate the profile at path. Returns the profile, or NULL with a one-line
- * message (no trailing newline) such as "run.json: tags[3].samples: expected a
- * non-negative integer, found a string" in err. */
+/* Load and validate the profile at path, or standard input when path is "-" (named
+ * PROFILE_STDIN_NAME then); more than PROFILE_MAX_BYTES is refused. Returns the profile,
+ * or NULL with a one-line message (no trailing newline) such as "run.json: tags[3].samples:
+ * expected a non-negative integer, found a string" in err. */
 struct profile *profile_load(const char *path, char *err, size_t errlen);
+
+/* The same from len bytes at data (no terminating NUL needed), which the caller may free
+ * once this returns. name stands for the file in messages and becomes profile.file; it
+ * must outlive the profile. */
+struct profile *profile_load_buffer(const char *data, size_t len, const char *name, char *err,
+                                    size_t errlen);
 
 void profile_free(struct profile *p);
 

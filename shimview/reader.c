@@ -8,6 +8,15 @@
  * the value read depend on the parser. Its messages carry line and column and are passed
  * through as "<file>:<line>:<column>: <text>".
  *
+ * jansson parses (and json_decref frees) by recursion, one level per nested array or
+ * object, and stops at JSON_PARSER_MAX_DEPTH (2048 in jansson 2.14), so a hostile file
+ * cannot exhaust the stack. Nothing here recurses: the readers in profile.c descend only
+ * as deep as the format nests, whatever else the document holds.
+ *
+ * A file is read whole into memory and parsed from there, so a file and a buffer already
+ * in memory take one path. The caller bounds the size: a regular file larger than the
+ * limit is refused from its size before any of it is read, a pipe once it has sent more.
+ *
  * The path buffer is fixed: the format nests a handful of levels, and should a path ever
  * outgrow it, the message shows a truncated path rather than failing.
  */
@@ -16,6 +25,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,22 +125,75 @@ int reader_expected(struct reader *r, const json_t *v, const char *what)
     return reader_fail(r, "expected %s, found %s", what, found);
 }
 
-json_t *reader_parse_file(struct reader *r)
+/* ---- reading and parsing ---- */
+
+static int too_large(struct reader *r, size_t limit)
 {
+    return reader_fail(r, "larger than %zu MiB; not a shim profile", limit >> 20);
+}
+
+char *reader_read_file(struct reader *r, const char *path, size_t limit, size_t *len)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     struct stat st;
-    json_error_t jerr;
-    FILE *f = fopen(r->file, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 64 << 10;
     if (!f) {
         reader_fail(r, "%s", strerror(errno));
         return NULL;
     }
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        reader_fail(r, "is a directory");
-        return NULL;
+    if (fstat(fileno(f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            reader_fail(r, "is a directory");
+            goto fail;
+        }
+        if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > limit) {
+            too_large(r, limit);
+            goto fail;
+        }
+        /* One byte more than the size, so that the read that meets the end fits. */
+        if (S_ISREG(st.st_mode)) cap = (size_t)st.st_size + 1;
     }
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    fclose(f);
+    /* The buffer never exceeds limit + 1 bytes: filling that much means too large. */
+    if (cap > limit + 1) cap = limit + 1;
+    for (;;) {
+        if (n == cap && cap == limit + 1) {
+            too_large(r, limit);
+            goto fail;
+        }
+        if (!buf || n == cap) {
+            size_t want = !buf ? cap : cap > (limit + 1) / 2 ? limit + 1 : 2 * cap;
+            char *grown = realloc(buf, want);
+            if (!grown) {
+                reader_fail(r, "out of memory for %zu bytes", want);
+                goto fail;
+            }
+            buf = grown;
+            cap = want;
+        }
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) {
+            if (ferror(f)) {
+                reader_fail(r, "%s", strerror(errno));
+                goto fail;
+            }
+            break;
+        }
+    }
+    if (!is_stdin) fclose(f);
+    *len = n;
+    return buf;
+fail:
+    free(buf);
+    if (!is_stdin) fclose(f);
+    return NULL;
+}
+
+json_t *reader_parse(struct reader *r, const char *data, size_t len)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && jerr.line > 0)
         snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, jerr.line, jerr.column, jerr.text);
     else if (!root)

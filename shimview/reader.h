@@ -29,8 +29,14 @@ struct reader {
     size_t errlen;
 };
 
-/* Parse r->file with jansson (duplicate keys rejected). NULL with the message set. */
-json_t *reader_parse_file(struct reader *r);
+/* Read the file at path ("-": standard input) whole into a buffer of *len bytes (free()
+ * it), refusing a file of more than limit bytes, a whole number of MiB: a regular file
+ * before reading it, anything else once limit + 1 bytes have come. NULL with the message
+ * set; messages name r->file, not path. */
+char *reader_read_file(struct reader *r, const char *path, size_t limit, size_t *len);
+
+/* Parse len bytes with jansson (duplicate keys rejected). NULL with the message set. */
+json_t *reader_parse(struct reader *r, const char *data, size_t len);
 
 /* The path: append, then restore to the returned mark. */
 size_t path_key(struct reader *r, const char *key);

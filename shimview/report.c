@@ -37,13 +37,14 @@
 #define CSV_RATE_COLS  5
 
 const char report_usage[] =
-    "usage: shimview report [--csv] [--top N | --all] FILE\n"
+    "usage: shimview report [--csv] [--top N | --all] (FILE | -)\n"
     "\n"
     "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
     "(share of samples, share of TSC cycles, and for each rate its value over the kept\n"
     "periods with a 95% confidence interval and the number of kept periods), the\n"
     "'other' row, DTE statistics, the sample period and shim's own cost. The CSV also\n"
-    "has the mean of the per-period rates.\n"
+    "has the mean of the per-period rates. '-' reads the profile from standard input;\n"
+    "a file larger than 1 GiB is refused.\n"
     "\n"
     "  -n, --top N   show the N rows with most samples (default 20)\n"
     "  -a, --all     show every row\n"
@@ -586,11 +587,27 @@ static int parse_options(int argc, char **argv, struct report_options *o)
     return 0;
 }
 
+/* Rows, then the text report or the CSV table on stdout; 0, or -1 when memory ran out. */
+static int print_report(const struct profile *p, const struct report_options *o)
+{
+    size_t nrows = 0;
+    struct row *rows = make_rows(p, &nrows);
+    if (!rows) return -1;
+    int rc = o->csv ? print_csv(p, rows, nrows, o) : print_text(p, rows, nrows, o);
+    free_rows(rows, nrows);
+    return rc;
+}
+
+int report_print(const struct profile *p, int csv, long top)
+{
+    struct report_options o = {.csv = csv, .top_given = top >= 0, .all = top < 0, .top = top};
+    return print_report(p, &o);
+}
+
 int report_main(int argc, char **argv)
 {
     struct report_options o = {0};
     char err[512];
-    size_t nrows = 0;
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
     struct profile *p = profile_load(o.file, err, sizeof err);
@@ -598,15 +615,8 @@ int report_main(int argc, char **argv)
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     }
-    struct row *rows = make_rows(p, &nrows);
-    if (!rows) {
-        fprintf(stderr, "shimview: %s: out of memory\n", o.file);
-        profile_free(p);
-        return EXIT_FILE_ERROR;
-    }
-    rc = o.csv ? print_csv(p, rows, nrows, &o) : print_text(p, rows, nrows, &o);
-    if (rc) fprintf(stderr, "shimview: %s: out of memory while printing\n", o.file);
-    free_rows(rows, nrows);
+    rc = print_report(p, &o);
+    if (rc) fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
     profile_free(p);
     return rc ? EXIT_FILE_ERROR : 0;
 }

@@ -186,6 +186,10 @@ SHIM_OUTPUT=planted.json "$target" work 0.05 >out22 2>err22
 expect "symlink: victim untouched" test "$(cat victim)" = precious
 expect "symlink: the profile is a regular file" sh -c 'test -f planted.json && ! test -L planted.json'
 
+# 23. the profile's mode is 0644 less the umask
+(umask 077 && SHIM_OUTPUT=umask.json SHIM_QUIET=1 "$target" work 0.05 >/dev/null 2>&1)
+expect "umask 077: mode 600" sh -c '[ "$(stat -c %a umask.json)" = 600 ]'
+
 # 15. error strings
 "$target" strerror >out15
 expect "strerror: distinct texts" test "$(sort -u -k2 out15 | wc -l)" -eq 12

@@ -257,5 +257,16 @@ expect_status "report without a file exits 2" 2
 run
 expect_status "no command exits 2" 2
 
+# standard input, and a file too large to be a profile (sparse: no disk is used)
+"$SHIMVIEW" report - <"$GOOD" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_status "report - reads standard input" 0
+expect_in "$TMP/out" "<stdin>" "report - names standard input"
+truncate -s 1073741825 "$TMP/big.json"
+run report "$TMP/big.json"
+expect_status "a file over 1 GiB exits 1" 1
+expect_in "$TMP/err" "larger than 1024 MiB; not a shim profile" "a file over 1 GiB is refused"
+rm -f "$TMP/big.json"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
