@@ -28,7 +28,7 @@
 
 static uint64_t *counter_word; /* the observed thread's counter slot 0 */
 static uint64_t thread_word = 1;
-static volatile int floor_stop;
+static int floor_stop; /* set by the observed side, read by the floor loop */
 static int observer_cpu = -1;
 
 static double now(void)
@@ -42,7 +42,7 @@ static void *floor_loop(void *arg)
 {
     struct loghist *h = arg;
     uint64_t prev = 0, sink = 0;
-    while (!floor_stop) {
+    while (!__atomic_load_n(&floor_stop, __ATOMIC_RELAXED)) {
         uint64_t cs = tsc_marker(); /* start marker */
         tsc_marker();               /* end marker (no hardware counter between) */
         sink += __atomic_load_n(&thread_word, __ATOMIC_RELAXED);
@@ -78,10 +78,11 @@ static double floor_round(int busy, double ms, double *mean)
     CPU_SET(observer_cpu, &one);
     pthread_attr_init(&attr);
     pthread_attr_setaffinity_np(&attr, sizeof one, &one);
-    floor_stop = 0;
+    __atomic_store_n(&floor_stop, 0, __ATOMIC_RELAXED);
     pthread_create(&t, &attr, floor_loop, &h);
+    pthread_attr_destroy(&attr);
     observed(busy, ms);
-    floor_stop = 1;
+    __atomic_store_n(&floor_stop, 1, __ATOMIC_RELAXED);
     pthread_join(t, NULL);
     double median = loghist_quantile(&h, 0.5);
     *mean = h.sum / (double)h.count;

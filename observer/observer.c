@@ -160,7 +160,19 @@ static inline uint64_t longest_time_base(const struct observer *o, const uint64_
     return longest;
 }
 
-/* One period [prev, cur], attributed to the tags read right after prev's counters. */
+static inline int same_key(const struct observer *o, const uint64_t *a, const uint64_t *b)
+{
+    for (unsigned i = 0; i < o->tags.key_words; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* One period [prev, cur], attributed to the tags read right after prev's counters.
+ *
+ * A period in which the observer aggregated (busy) is no sample, but when the same tags
+ * were read at both of its ends its time still counts for them: the pause lasts longer
+ * after a batch of many samples, that is after a phase the observer samples quickly, so
+ * dropping that time would take more of it from such phases and bias the time share. */
 static inline void record_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
                                  int busy, uint64_t *last_kept)
 {
@@ -169,7 +181,9 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
     o->totals.total++;
     loghist_add(&o->period, (double)d_start);
     if (busy || longest_time_base(o, prev, cur) > o->params.max_period) {
-        o->totals.interrupted++; /* the observer did something else: attribute nothing */
+        o->totals.interrupted++; /* the observer did something else: no sample, no rate */
+        if (busy && same_key(o, key, cur + o->key_offset))      /* a short pause within one */
+            tag_table_lookup(&o->tags, key)->cycles += d_start; /* tuple: its time counts */
         return;
     }
     struct tag_entry *e = tag_table_lookup(&o->tags, key);

@@ -1,22 +1,15 @@
 #!/bin/sh
 # Programs under shim, as a user runs them: every failure mode gives one clear line and
 # leaves the program running; profiles are written where asked, atomically, also at
-# exit; fork and double start/stop are handled.
+# exit; double start/stop are handled (fork: test_fork.sh).
 # Usage: test_integration.sh SHIM_TARGET SHIMVIEW WORKDIR
 set -u
 target=$1 shimview=$2 dir=$3
 rm -rf "$dir"
 mkdir -p "$dir"
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$dir" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # description command...: command must succeed
-    d=$1; shift
-    if "$@"; then ok "$d"; else bad "$d"; fi
-}
-has() { grep -q -- "$2" "$1"; }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+. "$here/lib.sh"
 
 # 1. a plain run writes a valid profile with consistent totals
 SHIM_OUTPUT=plain.json "$target" work 0.3 >out1 2>err1
@@ -100,15 +93,6 @@ expect "second stop is ENOTSTARTED" has out8 "second stop: -3"
 expect "running reported" sh -c "grep -q 'running: 1' out8 && grep -q 'running: 0' out8"
 "$target" stop-only >out9 2>&1
 expect "stop without start is ENOTSTARTED" has out9 "stop: -3"
-
-# 9. fork while observing: the child is unobserved, may start its own observer
-SHIM_OUTPUT=fork-%p.json SHIM_QUIET=1 "$target" fork >out10 2>err10
-expect "fork: child is not observing" has out10 "child running: 0"
-expect "fork: child's stop is ENOTSTARTED" has out10 "child stop: -3"
-expect "fork: child restarts" has out10 "child start: 0"
-expect "fork: child stopped cleanly" has out10 "child second stop: 0"
-expect "fork: parent stopped cleanly" has out10 "parent stop: 0"
-expect "fork: two profiles" test "$(ls fork-*.json | wc -l)" -eq 2
 
 # 10. exit() from another thread while observing: profile still written
 SHIM_OUTPUT=exit-thread.json "$target" exit-thread >out11 2>err11
@@ -194,5 +178,4 @@ expect "umask 077: mode 600" sh -c '[ "$(stat -c %a umask.json)" = 600 ]'
 "$target" strerror >out15
 expect "strerror: distinct texts" test "$(sort -u -k2 out15 | wc -l)" -eq 12
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
