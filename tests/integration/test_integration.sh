@@ -163,6 +163,18 @@ expect "full: stop returned SHIM_EIO" has out21 "stop: -8"
 expect "full: says why" has err21 "File too large"
 expect "full: nothing left behind" test -z "$(ls fsize)"
 
+# 21b. a disk that is really full (a 16 KiB tmpfs), where this machine lets us mount one
+mkdir -p tiny
+if mount -t tmpfs -o size=16k tmpfs tiny 2>/dev/null; then
+    (cd tiny && SHIM_OUTPUT=full.json "$target" work 0.2 >../out21b 2>../err21b)
+    expect "disk full: stop returned SHIM_EIO" has out21b "stop: -8"
+    expect "disk full: says why" has err21b "No space left on device"
+    expect "disk full: nothing left behind" test -z "$(ls tiny)"
+    umount tiny
+else
+    echo "skipped: cannot mount a tmpfs here (not root?): the full-disk case is covered by the file size limit above"
+fi
+
 # 22. a symlink planted at the output path is replaced, never followed
 echo "precious" >victim
 ln -sf "$dir/victim" planted.json
