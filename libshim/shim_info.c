@@ -1,0 +1,260 @@
+/*
+ * shim_info.c -- `shim-info`: what this machine offers shim, and why not.
+ *
+ * A performance engineer's first question on a new machine is whether the counters are
+ * there at all: a virtual machine without a PMU, a paranoid kernel setting or a CPU
+ * without SMT each change what shim can measure. shim-info asks the same sources shim
+ * does -- the kernel's PMU list, libpfm4, perf_event_open itself, hwloc, CPUID -- and
+ * prints one line per fact, the observer placement shim would choose for a thread on
+ * each CPU, and a verdict. It is useful precisely on machines with no PMU, where it says
+ * so and why. It never changes anything on the machine.
+ */
+#include <cpuid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "shim.h"
+#include "topology.h"
+
+static void fact(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fact(const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    printf("%-13s", what);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* First line of a small text file, or NULL. */
+static char *read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) return NULL;
+    char *r = fgets(buf, (int)len, f);
+    fclose(f);
+    if (r) buf[strcspn(buf, "\n")] = 0;
+    return r;
+}
+
+static int kernel_pmus(void)
+{
+    char list[1024] = "";
+    int has_cpu = 0;
+    DIR *d = opendir("/sys/bus/event_source/devices");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if (!strcmp(e->d_name, "cpu") || !strncmp(e->d_name, "cpu_", 4)) has_cpu = 1;
+        if (strlen(list) + strlen(e->d_name) + 3 < sizeof list) {
+            if (*list) strcat(list, ", ");
+            strcat(list, e->d_name);
+        }
+    }
+    if (d) closedir(d);
+    fact("kernel PMUs", "%s%s", *list ? list : "none listed",
+         has_cpu ? "" : "  (no \"cpu\" PMU: no hardware counters exposed)");
+    return has_cpu;
+}
+
+static void libpfm_pmus(int *counters)
+{
+    char list[1024] = "";
+    int hardware = 0;
+    *counters = -1;
+    for (int i = 0; i < PFM_PMU_MAX; i++) {
+        pfm_pmu_info_t info;
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        if (pfm_get_pmu_info(i, &info) != PFM_SUCCESS || !info.is_present) continue;
+        if (strlen(list) + strlen(info.name) + 3 < sizeof list) {
+            if (*list) strcat(list, ", ");
+            strcat(list, info.name);
+        }
+        if (info.type == PFM_PMU_TYPE_CORE) {
+            hardware = 1;
+            *counters = info.num_cntrs;
+        }
+    }
+    fact("libpfm4", "%s%s", *list ? list : "no PMU",
+         hardware ? "" : "  (generic perf events only: no core PMU recognised)");
+}
+
+/* Try to open an event by name for this thread; 0, or the errno of the failure. */
+static int probe_event(const char *name, char *why, size_t len)
+{
+    struct perf_event_attr attr;
+    pfm_perf_encode_arg_t arg;
+    memset(&attr, 0, sizeof attr);
+    memset(&arg, 0, sizeof arg);
+    arg.size = sizeof arg;
+    arg.attr = &attr;
+    int rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (rc != PFM_SUCCESS) {
+        snprintf(why, len, "libpfm4 cannot encode it: %s", pfm_strerror(rc));
+        return EINVAL;
+    }
+    attr.size = sizeof attr;
+    attr.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+    if (fd >= 0) {
+        close(fd);
+        snprintf(why, len, "opens");
+        return 0;
+    }
+    int err = errno;
+    const char *cause = err == ENOENT ? "no PMU, or an event this CPU does not have"
+                        : err == EACCES || err == EPERM
+                            ? "not permitted: see kernel.perf_event_paranoid (sysctl)"
+                        : err == EINVAL     ? "a modifier or attribute this kernel refuses"
+                        : err == EOPNOTSUPP ? "not supported by this PMU"
+                                            : "refused";
+    snprintf(why, len, "perf_event_open fails with %s (%s): %s", strerrorname_np(err),
+             strerror(err), cause);
+    return err;
+}
+
+static void any_thread(void)
+{
+    unsigned a, b, c, d;
+    char vendor[13] = {0};
+    __cpuid(0, a, b, c, d);
+    memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
+    if (strcmp(vendor, "GenuineIntel") != 0) {
+        fact("any-thread",
+             "not available: %s CPUs have no any-thread counting "
+             "(an observer on a sibling cannot count for the other thread)",
+             vendor);
+        return;
+    }
+    if (a < 0xa) {
+        fact("any-thread", "not available: no architectural performance monitoring leaf");
+        return;
+    }
+    __cpuid(0xa, a, b, c, d);
+    unsigned version = a & 0xff;
+    int deprecated = (d >> 15) & 1; /* CPUID.0AH:EDX[15]: AnyThread deprecation */
+    if (version >= 3 && !deprecated)
+        fact("any-thread", "available (architectural PMU version %u)", version);
+    else
+        fact("any-thread", "not available: %s",
+             version < 3 ? "PMU version below 3" : "deprecated on this CPU");
+}
+
+static void placements(hwloc_topology_t topo)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    int first = 1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        struct placement p;
+        char why[256];
+        int rc = placement_choose(topo, &allowed, cpu, -1, &p, why, sizeof why);
+        if (rc == 0)
+            fact(first ? "placement" : "",
+                 "a thread on CPU %d -> observer on CPU %d (%s, sharing %s)", p.observed_cpu,
+                 p.observer_cpu, p.relation, p.shared);
+        else
+            fact(first ? "placement" : "", "a thread on CPU %d -> none: %s", cpu, why);
+        first = 0;
+    }
+}
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out, "usage: shim-info [--help]\n\n"
+                 "Print what this machine offers shim: CPU and topology, TSC, the PMUs the "
+                 "kernel and\nlibpfm4 see, perf_event_paranoid, rdpmc, any-thread "
+                 "counting, whether cycles and\ninstructions can be counted, the observer "
+                 "placement for a thread on each CPU, and a\none-line verdict. Changes "
+                 "nothing.\n");
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        return usage(strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout,
+                     strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0);
+    char why[512], buf[256];
+    hwloc_topology_t topo;
+    struct machine_topology m;
+    if (topology_load(&topo, why, sizeof why) != 0) {
+        fprintf(stderr, "shim-info: %s\n", why);
+        return 1;
+    }
+    topology_describe(topo, &m);
+    printf("shim-info: what this machine offers shim %d.%d.%d\n\n", SHIM_VERSION_MAJOR,
+           SHIM_VERSION_MINOR, SHIM_VERSION_PATCH);
+    fact("CPU", "%s (%s)", m.cpu_model, m.vendor);
+    fact("topology", "%d package%s, %d cores, %d PUs, %s", m.packages, m.packages == 1 ? "" : "s",
+         m.cores, m.pus, m.smt ? "SMT: yes" : "SMT: no (the observer takes a separate core)");
+
+    struct tsc_info tsc;
+    struct clock_pair a, b;
+    tsc_probe(&tsc);
+    clock_pair_take(&a);
+    struct timespec twenty_ms = {0, 20 * 1000 * 1000};
+    nanosleep(&twenty_ms, NULL);
+    clock_pair_take(&b);
+    tsc_calibrate(&tsc, &a, &b);
+    fact("TSC", "%s, %.3f GHz (%s), advances in steps of %llu cycles",
+         tsc.invariant ? "invariant" : "NOT invariant (rates across frequency changes are wrong)",
+         tsc.hz / 1e9, tsc.source ? tsc.source : "unknown", (unsigned long long)tsc.step);
+
+    int has_cpu_pmu = kernel_pmus(), counters = -1;
+    int pfm = pfm_initialize();
+    if (pfm == PFM_SUCCESS)
+        libpfm_pmus(&counters);
+    else
+        fact("libpfm4", "cannot initialise: %s", pfm_strerror(pfm));
+    const char *paranoid = read_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf);
+    fact("paranoid", "kernel.perf_event_paranoid = %s%s", paranoid ? paranoid : "unknown",
+         paranoid && atoi(paranoid) <= 2 ? " (counting this process's own threads is allowed)"
+                                         : " (lower it: sysctl kernel.perf_event_paranoid=2)");
+    const char *rdpmc = read_line("/sys/bus/event_source/devices/cpu/rdpmc", buf, sizeof buf);
+    fact("rdpmc", "%s",
+         rdpmc ? (atoi(rdpmc) ? "allowed in user space"
+                              : "disabled (shim would "
+                                "fall back to read())")
+               : "no setting (no \"cpu\" PMU)");
+    if (counters >= 0)
+        fact("counters", "%d programmable per hardware thread (libpfm4)", counters);
+    else
+        fact("counters", "unknown: no core PMU recognised");
+    any_thread();
+
+    int cycles_err = pfm == PFM_SUCCESS ? probe_event("cycles", why, sizeof why) : ENOSYS;
+    fact("cycles", "%s", pfm == PFM_SUCCESS ? why : "not probed (libpfm4 unavailable)");
+    char why2[512];
+    int instr_err = pfm == PFM_SUCCESS ? probe_event("instructions", why2, sizeof why2) : ENOSYS;
+    fact("instructions", "%s", pfm == PFM_SUCCESS ? why2 : "not probed (libpfm4 unavailable)");
+    placements(topo);
+    hwloc_topology_destroy(topo);
+
+    putchar('\n');
+    if (cycles_err == 0 && instr_err == 0)
+        fact("verdict",
+             "hardware counters: cycles and instructions open here%s; this version "
+             "of shim reads software signals and the TSC only",
+             has_cpu_pmu ? "" : " (though no cpu PMU is listed)");
+    else
+        fact("verdict",
+             "IPC per tag: not available because %s; software signals and "
+             "TSC-based rates: available",
+             cycles_err ? why : why2);
+    return 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# shim-info prints every fact it promises, one placement line per CPU this process may
+# use, and a verdict that agrees with the machine: on a machine whose kernel lists no
+# "cpu" PMU, IPC per tag is not available and the line says why.
+# Usage: test_shim_info.sh SHIM_INFO
+set -u
+info=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+"$info" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ok "exits 0" || bad "exit status"
+cat "$tmp/out"
+for key in CPU topology TSC "kernel PMUs" libpfm4 paranoid rdpmc counters any-thread cycles \
+    instructions placement verdict; do
+    grep -q "^$key " "$tmp/out" && ok "prints $key" || bad "no $key line"
+done
+cpus=$(nproc)
+lines=$(grep -c -- "-> " "$tmp/out")
+[ "$lines" -eq "$cpus" ] && ok "a placement line for each of the $cpus CPUs" || bad "$lines placement lines for $cpus CPUs"
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+    grep -q "^verdict .*not available because" "$tmp/out" && ok "no cpu PMU: verdict says not available, and why" ||
+        bad "verdict on a machine without a cpu PMU"
+    echo "skipped: no PMU (the verdict for a machine with counters is not checked here)"
+else
+    grep -Eq "^verdict .*(open here|not available because)" "$tmp/out" && ok "verdict present" || bad "verdict"
+fi
+"$info" --help >/dev/null 2>&1 && ok "--help exits 0" || bad "--help"
+"$info" --bogus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && ok "an unknown option exits 2" || bad "unknown option status"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
