@@ -56,12 +56,28 @@ static inline unsigned probe_readings(const struct probe_plan *p)
     return p->n_hw + p->n_sw;
 }
 
-/* The kernel's self-monitoring protocol (perf_event_open(2), "mmap layout"): retry while
- * the page's seqlock moves; rdpmc the hardware counter when the kernel allows it and
- * sign-extend it from pmc_width; add the kernel's offset. */
-static inline uint64_t probe_hw_read(const struct probe_hw *h)
+/* A counter value read as `width` bits (perf's pmc_width), sign-extended to 64 bits:
+ * the kernel's offset is biased so that offset + sign-extended raw value is the count.
+ * A width of 0 or 64 and more leaves the value as it is. */
+static inline uint64_t pmc_sign_extend(uint64_t pmc, unsigned width)
 {
-    const volatile struct perf_event_mmap_page *pc = h->page;
+    if (width == 0 || width >= 64) return pmc;
+    return (uint64_t)((int64_t)(pmc << (64 - width)) >> (64 - width));
+}
+
+/* Reads hardware counter `counter` (rdpmc's ECX); a parameter so that tests can replay
+ * recorded values against synthetic mmap pages. */
+typedef uint64_t (*pmc_reader)(unsigned counter, void *ctx);
+
+/* The kernel's self-monitoring protocol (perf_event_open(2), "mmap layout"): retry while
+ * the page's seqlock moves; read the hardware counter when the kernel allows it
+ * (cap_user_rdpmc, and index != 0 while the event is on a counter), sign-extend it from
+ * pmc_width and add the kernel's offset. Without rdpmc the offset alone is returned,
+ * which is only the count as of the event's last update: the caller must not rate it. */
+static inline uint64_t probe_hw_read_using(const struct perf_event_mmap_page *page,
+                                           pmc_reader read_pmc, void *ctx)
+{
+    const volatile struct perf_event_mmap_page *pc = page;
     uint32_t seq, idx;
     uint64_t count;
     do {
@@ -69,14 +85,22 @@ static inline uint64_t probe_hw_read(const struct probe_hw *h)
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         idx = pc->index;
         count = (uint64_t)pc->offset;
-        if (pc->cap_user_rdpmc && idx) {
-            unsigned width = pc->pmc_width;
-            uint64_t pmc = __builtin_ia32_rdpmc((int)(idx - 1));
-            count += (uint64_t)((int64_t)(pmc << (64 - width)) >> (64 - width));
-        }
+        if (pc->cap_user_rdpmc && idx)
+            count += pmc_sign_extend(read_pmc(idx - 1, ctx), pc->pmc_width);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     } while (pc->lock != seq);
     return count;
+}
+
+static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
+{
+    (void)ctx;
+    return __builtin_ia32_rdpmc((int)counter);
+}
+
+static inline uint64_t probe_hw_read(const struct probe_hw *h)
+{
+    return probe_hw_read_using(h->page, rdpmc_reader, NULL);
 }
 
 static inline uint64_t probe_sw_read(const struct probe_sw *s)
