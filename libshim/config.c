@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "histogram.h"
+#include "probe_plan.h"
 
 #include <errno.h>
 #include <math.h>
@@ -209,6 +210,79 @@ static int var_hist(struct shim_settings *s, const char *v)
     return 0;
 }
 
+/* An identifier: letters, digits, '_' and '.', starting with a letter or '_'. */
+static size_t identifier(const char *p)
+{
+    size_t n = 0;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) return 0;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+           (p[n] >= '0' && p[n] <= '9') || p[n] == '_' || p[n] == '.')
+        n++;
+    return n;
+}
+
+static int copy_identifier(const char **p, char *out, size_t len)
+{
+    size_t n = identifier(*p);
+    if (n == 0 || n >= len) return -1;
+    memcpy(out, *p, n);
+    out[n] = 0;
+    *p += n;
+    return 0;
+}
+
+int config_parse_rates(const char *spec, struct rate_spec *out, unsigned max, char *why,
+                       size_t whylen)
+{
+    unsigned n = 0;
+    const char *p = spec;
+    while (*p) {
+        struct rate_spec r = {.scale = 1.0};
+        while (*p == ' ')
+            p++;
+        if (n == max) return snprintf(why, whylen, "more than %u rates", max), -1;
+        if (copy_identifier(&p, r.name, sizeof r.name) || *p++ != '=')
+            return snprintf(why, whylen, "expected NAME= at \"%.40s\"", spec), -1;
+        if (copy_identifier(&p, r.num, sizeof r.num))
+            return snprintf(why, whylen, "expected a counter name after %s=", r.name), -1;
+        if (*p == '*') {
+            char *end;
+            p++;
+            errno = 0;
+            r.scale = strtod(p, &end);
+            if (end == p || errno || !isfinite(r.scale) || !(r.scale > 0))
+                return snprintf(why, whylen, "%s: the scale after * must be a number > 0", r.name),
+                       -1;
+            p = end;
+        }
+        if (*p++ != '/' || copy_identifier(&p, r.den, sizeof r.den))
+            return snprintf(why, whylen, "%s: expected /DENOMINATOR (a counter or cycles)", r.name),
+                   -1;
+        for (unsigned i = 0; i < n; i++)
+            if (!strcmp(out[i].name, r.name))
+                return snprintf(why, whylen, "%s is defined twice", r.name), -1;
+        out[n++] = r;
+        while (*p == ' ')
+            p++;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return snprintf(why, whylen, "expected ',' after %s", r.name), -1;
+    }
+    return (int)n;
+}
+
+static int var_rates(struct shim_settings *s, const char *v)
+{
+    struct rate_spec specs[PROBE_MAX_RATES];
+    char why[128];
+    if (!*v || strlen(v) >= sizeof s->rates ||
+        config_parse_rates(v, specs, PROBE_MAX_RATES, why, sizeof why) < 0)
+        return -1;
+    snprintf(s->rates, sizeof s->rates, "%s", v);
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -235,6 +309,10 @@ const struct config_var config_vars[] = {
      var_counters},
     {"SHIM_HIST", "BUCKETS:LO:HI with 1 <= BUCKETS <= 100000 and LO < HI (500:0:4)", var_hist},
     {"SHIM_MAX_TAGS", "a whole number from 1 to 1048576", var_max_tags},
+    {"SHIM_RATES",
+     "NAME=NUM[*SCALE]/DEN separated by commas, NUM and DEN counter names or cycles "
+     "(bpi=bytes/items,ipkc=items*1000/cycles)",
+     var_rates},
     {NULL, NULL, NULL},
 };
 

@@ -20,8 +20,9 @@
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */
     char output[PATH_MAX];
-    int disable; /* SHIM_DISABLE=1 */
-    int quiet;   /* SHIM_QUIET=1: no summary line at stop */
+    char rates[512]; /* SHIM_RATES as given ("" = none) */
+    int disable;     /* SHIM_DISABLE=1 */
+    int quiet;       /* SHIM_QUIET=1: no summary line at stop */
 };
 
 /* One environment variable the configuration knows. */
@@ -50,6 +51,18 @@ int config_apply_var(struct shim_settings *s, const char *name, const char *valu
  * SHIM_* names give a warning line and are not errors; a name given twice is an error.
  * Returns the number of errors. */
 int config_apply_env(struct shim_settings *s, char *const *envp, FILE *err);
+
+/* One derived rate of SHIM_RATES: NAME=NUM[*SCALE]/DEN, NUM and DEN counter names or
+ * "cycles" (the TSC). */
+struct rate_spec {
+    char name[64], num[64], den[64];
+    double scale;
+};
+
+/* Parse a SHIM_RATES value into at most max specs: the number parsed, or -1 with what
+ * is wrong in why. Names are resolved later, against the counters read. */
+int config_parse_rates(const char *spec, struct rate_spec *out, unsigned max, char *why,
+                       size_t whylen);
 
 /* Expand %p, %e, %% of an output pattern. Returns 0 or -1 (too long, or an unknown
  * %-sequence). */

@@ -115,7 +115,51 @@ static unsigned slots_of(uint32_t mask, uint32_t named, uint32_t fallback, unsig
     return k;
 }
 
-static void build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
+/* The name a counter is known by at start: its shim_name_counter() name, or counterN. */
+static void counter_label(unsigned slot, char *out, size_t len)
+{
+    const char *name = names_counter(slot);
+    if (name)
+        snprintf(out, len, "%s", name);
+    else
+        snprintf(out, len, "counter%u", slot);
+}
+
+/* The derived rates of SHIM_RATES, resolved against the counters read. */
+static int plan_derived_rates(struct shim_run *r, struct probe_plan *p)
+{
+    char why[256], labels[SHIM_COUNTER_SLOTS][64], known[SHIM_COUNTER_SLOTS * 66 + 8] = "";
+    int n = config_parse_rates(r->settings.rates, r->derived, PROBE_MAX_RATES, why, sizeof why);
+    for (unsigned i = 0; i < r->n_counter_slots; i++) {
+        counter_label(r->counter_slot[i], labels[i], sizeof labels[i]);
+        strcat(known, labels[i]);
+        strcat(known, ", ");
+    }
+    strcat(known, "cycles");
+    if (n < 0) return fail(SHIM_EINVAL, r->settings.cfg.strict, "SHIM_RATES: %s", why);
+    if (p->n_rates + (unsigned)n > PROBE_MAX_RATES)
+        return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                    "SHIM_RATES: %d rates and %u counters make more than %d rates", n,
+                    r->n_counter_slots, PROBE_MAX_RATES);
+    for (int k = 0; k < n; k++) {
+        struct rate_spec *d = &r->derived[k];
+        int num = -1, den = PROBE_RATE_PER_TSC, den_found = !strcmp(d->den, "cycles");
+        for (unsigned i = 0; i < r->n_counter_slots; i++) {
+            if (!strcmp(labels[i], d->num)) num = (int)i;
+            if (!den_found && !strcmp(labels[i], d->den)) den = (int)i, den_found = 1;
+        }
+        if (num < 0 || !den_found)
+            return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                        "SHIM_RATES: %s=%s/%s names %s, which is not a counter shim reads "
+                        "(it reads: %s)",
+                        d->name, d->num, d->den, num < 0 ? d->num : d->den, known);
+        p->rate[p->n_rates++] = (struct probe_rate){num, den, d->scale};
+    }
+    r->n_derived = (unsigned)n;
+    return 0;
+}
+
+static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
 {
     const struct shim_config *c = &r->settings.cfg;
     memset(p, 0, sizeof *p);
@@ -124,7 +168,6 @@ static void build_plan(struct shim_run *r, struct shim_block *b, struct probe_pl
         slots_of(c->tag_slots, names_tag_slots_named(), 1, SHIM_TAG_SLOTS, r->tag_slot);
     r->n_counter_slots =
         slots_of(c->counter_slots, names_counters_named(), 0, SHIM_COUNTER_SLOTS, r->counter_slot);
-    names_unlock();
     for (unsigned i = 0; i < r->n_tag_slots; i++)
         p->tag[p->n_tags++] = &b->tag[r->tag_slot[i]];
     for (unsigned i = 0; i < r->n_counter_slots; i++) {
@@ -135,6 +178,9 @@ static void build_plan(struct shim_run *r, struct shim_block *b, struct probe_pl
             (struct probe_rate){(int)i, PROBE_RATE_PER_TSC, c->counter_scale[slot]};
     }
     p->thread_word = &r->thread_word;
+    int rc = plan_derived_rates(r, p);
+    names_unlock();
+    return rc;
 }
 
 static void program_name(char *out, size_t len)
@@ -328,8 +374,8 @@ static int start_locked(const struct shim_config *cfg)
             .max_period = observer_default_max_period(c->period, c->jitter),
         };
         signal_block_attach(block);
-        build_plan(r, block, &plan);
-        if (hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi) != 0)
+        rc = build_plan(r, block, &plan);
+        if (rc == 0 && hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi) != 0)
             rc = fail(SHIM_EINVAL, c->strict, "histogram %u:%g:%g cannot be built", c->hist_buckets,
                       c->hist_lo, c->hist_hi);
         r->observed_tid = gettid();

@@ -142,6 +142,7 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_entry *e, c
         const struct rate_stats *s = &e->stats[i];
         json_t *rj = json_object();
         json_object_set_new(rj, "n", jint(s->n));
+        json_object_set_new(rj, "periods", jint(s->periods));
         if (s->n) {
             json_object_set_new(rj, "mean", jreal(s->sum / (double)s->n));
             json_object_set_new(rj, "sum", jreal(s->sum));
@@ -210,6 +211,19 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         json_array_append_new(
             rates, json_pack("{s:o, s:o, s:s, s:f}", "name", jtext(name ? name : dflt), "counter",
                              jtext(name ? name : dflt), "unit", unit, "scale", scale));
+    }
+    for (unsigned i = 0; i < r->n_derived; i++) {
+        const struct rate_spec *d = &r->derived[i];
+        char unit[160];
+        const char *per = strcmp(d->den, "cycles") ? d->den : "cycle";
+        if (d->scale == 1.0)
+            snprintf(unit, sizeof unit, "per %s", per);
+        else
+            snprintf(unit, sizeof unit, "per %g %s%s", d->scale, per,
+                     strcmp(d->den, "cycles") ? "" : "s");
+        json_array_append_new(rates, json_pack("{s:o, s:o, s:o, s:o, s:f}", "name", jtext(d->name),
+                                               "counter", jtext(d->num), "per", jtext(d->den),
+                                               "unit", jtext(unit), "scale", d->scale));
     }
     *rates_out = rates;
     return json_pack("{s:o, s:o}", "tags", tags, "counters", counters);

@@ -25,6 +25,8 @@ struct shim_run {
     struct clock_pair start, end;
     unsigned tag_slot[SHIM_TAG_SLOTS], n_tag_slots;             /* plan order */
     unsigned counter_slot[SHIM_COUNTER_SLOTS], n_counter_slots; /* plan order */
+    struct rate_spec derived[PROBE_MAX_RATES]; /* SHIM_RATES, after one rate per counter */
+    unsigned n_derived;
     long pid;
     pid_t observed_tid;
     cpu_set_t allowed, saved_affinity;

@@ -140,8 +140,7 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
         double v = a / b;
         hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
-        if (v - v == 0) /* finite: NaN and inf are counted by the histogram only */
-            rate_stats_add(&e->stats[r], a, b, v);
+        rate_stats_add(&e->stats[r], a, b, v);
     }
 }
 

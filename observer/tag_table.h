@@ -36,7 +36,8 @@
  *    just-written signal line takes longer).
  */
 struct rate_stats {
-    uint64_t n;
+    uint64_t periods; /* kept periods in the sums of a and b */
+    uint64_t n;       /* of those, periods whose own rate a/b is finite */
     double sum, sumsq, min, max;
     double sum_a, sum_b, sum_aa, sum_bb, sum_ab;
 };
@@ -102,13 +103,18 @@ static inline const uint64_t *tag_table_key(const struct tag_table *t, uint32_t 
     return &t->keys[(size_t)i * t->key_words];
 }
 
+/* Every kept period goes into the sums of a and b (leaving out the periods whose own
+ * rate is not finite, b = 0, would bias sum_a / sum_b); only finite rates go into the
+ * per-period statistics. */
 static inline void rate_stats_add(struct rate_stats *s, double a, double b, double v)
 {
+    s->periods++;
     s->sum_a += a;
     s->sum_b += b;
     s->sum_aa += a * a;
     s->sum_bb += b * b;
     s->sum_ab += a * b;
+    if (!(v - v == 0)) return; /* NaN or infinite: the histogram counts it */
     s->n++;
     s->sum += v;
     s->sumsq += v * v;

@@ -49,6 +49,7 @@ static void work(double seconds)
         for (int k = 0; k < 1000; k++)
             sink += (uint64_t)k * i;
         SHIM_COUNT(0, 1);
+        SHIM_COUNT(1, 3); /* "triples": always 3 per loop, for counter/counter rates */
         i++;
     }
 }
@@ -59,6 +60,7 @@ static void names(void)
     shim_name_tag(0, 1, "one");
     shim_name_tag(0, 2, "two");
     shim_name_counter(0, "loops");
+    shim_name_counter(1, "triples");
 }
 
 static int start(void)
@@ -208,6 +210,7 @@ int main(int argc, char **argv)
                              (rlim_t)(address_space() + (64l << 20))};
         setrlimit(RLIMIT_AS, &lim);
         setenv("SHIM_MAX_TAGS", "40000", 1); /* ~160 MB of tables, under shim's own cap */
+        setenv("SHIM_COUNTERS", "0", 1);     /* one rate */
         start();
         work(0.05);
         printf("still running\n");

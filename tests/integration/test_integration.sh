@@ -182,6 +182,17 @@ SHIM_OUTPUT=planted.json "$target" work 0.05 >out22 2>err22
 expect "symlink: victim untouched" test "$(cat victim)" = precious
 expect "symlink: the profile is a regular file" sh -c 'test -f planted.json && ! test -L planted.json'
 
+# 24. derived rates: counter per counter (exactly 3 triples per loop) and per cycles
+SHIM_RATES="tpl=triples/loops, lpkc=loops*1000/cycles" SHIM_OUTPUT=rates.json "$target" work 0.3 >out24 2>err24
+expect "SHIM_RATES: both rates in the profile" json rates.json \
+    "[x['name'] for x in d['rates']][-2:]==['tpl','lpkc'] and d['rates'][-2]['per']=='loops' and d['rates'][-1]['unit']=='per 1000 cycles'"
+expect "SHIM_RATES: triples per loop is 3 in every tag" json rates.json \
+    "all(abs(t['rates'][-2]['rate']-3)<0.03 for t in d['tags'] if t['rates'][-2]['n']>100)"
+SHIM_RATES="x=nosuch/loops" "$target" work 0.05 >out24b 2>err24b
+expect "SHIM_RATES: an unknown counter is named, with those shim reads" has err24b "names nosuch, which is not a counter shim reads (it reads: loops, triples, cycles)"
+SHIM_RATES="x=loops" "$target" work 0.05 >out24c 2>err24c
+expect "SHIM_RATES: bad syntax refused" has err24c 'SHIM_RATES="x=loops" is not valid'
+
 # 23. the profile's mode is 0644 less the umask
 (umask 077 && SHIM_OUTPUT=umask.json SHIM_QUIET=1 "$target" work 0.05 >/dev/null 2>&1)
 expect "umask 077: mode 600" sh -c '[ "$(stat -c %a umask.json)" = 600 ]'

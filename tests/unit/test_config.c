@@ -105,6 +105,10 @@ static const struct var_case var_cases[] = {
      {"0:0:4", "500:4:0", "500:0", "500:0:4:5", "x:0:4", "100001:0:1", "500:1:1", "", "500",
       "500::4", "500:0:inf", "-5:0:4"}},
     {"SHIM_MAX_TAGS", {"1", "1048576", "1024"}, {"0", "1048577", "", "-1", "1k"}},
+    {"SHIM_RATES",
+     {"a=x/y", "bpi=bytes/items, ipkc=items*1000/cycles", "r=a*0.5/cycles", "c.d=e_f/g.h"},
+     {"", "x", "x=", "x=a", "x=a/", "=a/b", "x=a*0/b", "x=a*-1/b", "x=a/b,x=c/d", "x=a/b;",
+      "1x=a/b", "x=a*/b"}},
 };
 #define N_VAR_CASES (sizeof var_cases / sizeof var_cases[0])
 
