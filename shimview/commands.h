@@ -38,4 +38,8 @@ int report_main(int argc, char **argv);
  * memory ran out. */
 int report_print(const struct profile *p, int csv, long top);
 
+/* plot.c */
+extern const char plot_usage[];
+int plot_main(int argc, char **argv);
+
 #endif /* SHIMVIEW_COMMANDS_H */

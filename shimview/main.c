@@ -33,6 +33,7 @@ static const char help_usage[] = "usage: shimview help [COMMAND]\n"
 
 static const struct command commands[] = {
     {"report", "print a profile's per-tag samples, shares and rates", report_usage, report_main},
+    {"plot", "draw rate distributions and sampling quality as SVG files", plot_usage, plot_main},
     {"help", "print the usage of shimview or of one command", help_usage, help_main},
 };
 

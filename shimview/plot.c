@@ -1,0 +1,281 @@
+/*
+ * plot.c -- `shimview plot`: a profile as SVG figures, one file per figure.
+ *
+ *     shimview plot [--rate NAME] [--top N] [-o DIR] (FILE | -)
+ *
+ * writes, into DIR (default: the current directory), files named after the profile
+ * (`run.json` gives `run-hist.svg`, ...), and prints the path of each file it wrote:
+ *
+ *   <stem>-hist.svg      the rate's distribution for each of the top N tags (plot_hist.c)
+ *   <stem>-cdf.svg       the rate's cumulative distribution over all tags (plot_cdf.c)
+ *   <stem>-sampling.svg  sample period, gap and CPC with DTE's band (plot_sampling.c)
+ *
+ * A profile without rates (nothing counted, so no counters) still has sampling figures;
+ * the rate figures are skipped with a note on stderr rather than drawn empty. Files are
+ * SVG 1.1 with every attribute inline, so they need nothing but a viewer.
+ *
+ * This file holds what the figures share: the options, the choice of rate and of the
+ * top tags with their display names, and the writing of each file, which is removed
+ * again when it could not be written whole.
+ */
+#include "commands.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEFAULT_TOP 4
+
+const char plot_usage[] =
+    "usage: shimview plot [--rate NAME] [--top N] [-o DIR] (FILE | -)\n"
+    "\n"
+    "Draw a profile as SVG files in DIR, named after FILE (run.json: run-hist.svg, ...),\n"
+    "and print the path of each file written:\n"
+    "  STEM-hist.svg      the distribution of a rate for each of the top N tags by\n"
+    "                     samples, one panel per tag, with n, mean ± sd and the rate\n"
+    "  STEM-cdf.svg       the cumulative distribution of the rate over every kept sample\n"
+    "                     of every tag, and of each top tag\n"
+    "  STEM-sampling.svg  sample period and gap between kept samples (log-log), and CPC\n"
+    "                     before DTE with the band DTE keeps and the kept fraction\n"
+    "A profile without rates (no counters) gets only the sampling figure. The files are\n"
+    "self-contained SVG 1.1: they open in any browser, offline.\n"
+    "\n"
+    "  -r, --rate NAME  the rate to draw (default: ipc when present, else the first rate)\n"
+    "  -n, --top N      tags to draw in the histogram figure (default 4)\n"
+    "  -o, --output DIR the directory to write into (default: the current directory)\n"
+    "  -h, --help       print this help\n";
+
+struct plot_options {
+    const char *rate;
+    long top;
+    const char *dir; /* NULL: the current directory */
+    const char *file;
+};
+
+/* ---- names ---- */
+
+static char *tag_name(const struct profile *p, const struct profile_tag *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    if (t->is_other) fputs("other", f);
+    if (!t->is_other && t->nvalues == 0) fputs("(untagged)", f);
+    for (size_t i = 0; !t->is_other && i < t->nvalues; i++) {
+        if (i > 0) fputc('/', f);
+        if (t->names[i])
+            fputs(t->names[i], f);
+        else
+            fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The file name without its directory; "stdin" for standard input. */
+static const char *source_name(const char *file)
+{
+    if (strcmp(file, "-") == 0) return "stdin";
+    const char *slash = strrchr(file, '/');
+    return slash && slash[1] ? slash + 1 : file;
+}
+
+/* The stem output files are named after: the file name without ".json" (or whatever
+ * extension it has), "profile" if nothing is left. */
+static void file_stem(const char *file, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", source_name(file));
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf) *dot = '\0';
+    if (!buf[0] || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0) snprintf(buf, len, "profile");
+}
+
+/* ---- the rate and the tags ---- */
+
+static int find_rate(const struct profile *p, const char *name, size_t *out)
+{
+    for (size_t i = 0; i < p->nrates; i++)
+        if (name ? strcmp(p->rates[i].name, name) == 0 : strcasecmp(p->rates[i].name, "ipc") == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
+static int unknown_rate(const struct profile *p, const char *name)
+{
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    if (f) {
+        for (size_t i = 0; i < p->nrates; i++)
+            fprintf(f, "%s%s", i ? ", " : "", p->rates[i].name);
+        fclose(f);
+    }
+    if (p->nrates == 0)
+        usage_error("plot", "no rate '%s' in %s: it has no rates (no counters were read)", name,
+                    p->file);
+    else
+        usage_error("plot", "no rate '%s' in %s (rates: %s)", name, p->file, list ? list : "?");
+    free(list);
+    return EXIT_USAGE_ERROR;
+}
+
+static int by_samples_desc(const void *a, const void *b)
+{
+    const struct plot_tag *x = a, *y = b;
+    if (x->tag->samples != y->tag->samples) return x->tag->samples < y->tag->samples ? 1 : -1;
+    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
+}
+
+/* The top `top` tag entries by samples (not `other`), named; NULL if memory ran out. */
+static struct plot_tag *top_tags(const struct profile *p, long top, size_t *n)
+{
+    struct plot_tag *all = calloc(p->ntags ? p->ntags : 1, sizeof *all);
+    if (!all) return NULL;
+    for (size_t i = 0; i < p->ntags; i++)
+        all[i].tag = &p->tags[i];
+    qsort(all, p->ntags, sizeof *all, by_samples_desc);
+    *n = (size_t)top < p->ntags ? (size_t)top : p->ntags;
+    for (size_t i = 0; i < *n; i++) {
+        all[i].name = tag_name(p, all[i].tag);
+        if (!all[i].name) {
+            for (size_t j = 0; j < i; j++)
+                free(all[j].name);
+            free(all);
+            return NULL;
+        }
+    }
+    return all;
+}
+
+/* ---- writing ---- */
+
+/* Write one figure to DIR/STEM-SUFFIX.svg and print its path; 0, or EXIT_FILE_ERROR with
+ * a message (and no file left behind). */
+static int write_figure(const struct plot_options *o, const char *stem, const char *suffix,
+                        int (*draw)(FILE *, const struct plot_ctx *), const struct plot_ctx *c)
+{
+    char *path = NULL;
+    int n = o->dir ? asprintf(&path, "%s/%s-%s.svg", o->dir, stem, suffix)
+                   : asprintf(&path, "%s-%s.svg", stem, suffix);
+    if (n < 0) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
+        free(path);
+        return EXIT_FILE_ERROR;
+    }
+    int rc = draw(f, c);
+    int err = ferror(f) ? errno : 0;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (rc != 0 || err) {
+        if (rc != 0)
+            fprintf(stderr, "shimview: %s: out of memory while drawing\n", path);
+        else
+            fprintf(stderr, "shimview: %s: %s\n", path, strerror(err ? err : EIO));
+        remove(path);
+        free(path);
+        return EXIT_FILE_ERROR;
+    }
+    printf("%s\n", path);
+    free(path);
+    return 0;
+}
+
+static int plot_profile(const struct profile *p, const struct plot_options *o)
+{
+    struct plot_ctx c = {.p = p, .source = source_name(o->file)};
+    char stem[256];
+    file_stem(o->file, stem, sizeof stem);
+    if (o->rate && find_rate(p, o->rate, &c.rate) != 0) return unknown_rate(p, o->rate);
+    if (!o->rate && find_rate(p, NULL, &c.rate) != 0) c.rate = 0;
+    c.top = top_tags(p, o->top, &c.ntop);
+    if (!c.top) {
+        fprintf(stderr, "shimview: %s: out of memory\n", p->file);
+        return EXIT_FILE_ERROR;
+    }
+    int rc = 0;
+    if (p->nrates > 0) {
+        rc = write_figure(o, stem, "hist", plot_hist_write, &c);
+        if (rc == 0) rc = write_figure(o, stem, "cdf", plot_cdf_write, &c);
+    }
+    if (rc == 0) rc = write_figure(o, stem, "sampling", plot_sampling_write, &c);
+    if (rc == 0 && p->nrates == 0)
+        fprintf(stderr,
+                "shimview plot: %s has no rates (no counters were read): skipped %s-hist.svg "
+                "and %s-cdf.svg\n",
+                p->file, stem, stem);
+    for (size_t i = 0; i < c.ntop; i++)
+        free(c.top[i].name);
+    free(c.top);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static int parse_options(int argc, char **argv, struct plot_options *o)
+{
+    static const struct option options[] = {
+        {"rate", required_argument, NULL, 'r'},
+        {"top", required_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":r:n:o:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'r':
+            if (!optarg[0]) return usage_error("plot", "--rate needs a rate name");
+            o->rate = optarg;
+            break;
+        case 'n':
+            if (parse_count_option("plot", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
+            if (o->top == 0) return usage_error("plot", "--top must be at least 1");
+            break;
+        case 'o':
+            if (!optarg[0]) return usage_error("plot", "-o needs a directory");
+            o->dir = optarg;
+            break;
+        case 'h':
+            fputs(plot_usage, stdout);
+            return -1;
+        default:
+            return option_error("plot", opt, argv);
+        }
+    }
+    if (optind >= argc) return usage_error("plot", "missing the profile FILE");
+    if (optind + 1 < argc) return usage_error("plot", "expects one FILE, got %d", argc - optind);
+    o->file = argv[optind];
+    return 0;
+}
+
+int plot_main(int argc, char **argv)
+{
+    struct plot_options o = {.top = DEFAULT_TOP};
+    char err[512];
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    struct profile *p = profile_load(o.file, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    rc = plot_profile(p, &o);
+    profile_free(p);
+    return rc;
+}

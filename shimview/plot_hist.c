@@ -1,0 +1,366 @@
+/*
+ * plot_hist.c -- the rate histogram per tag (`<stem>-hist.svg`; SHIM paper Fig. 1c, 14a).
+ *
+ * Small multiples, one panel per top tag, stacked so they share one x axis: the eye
+ * compares where each tag's distribution sits by looking straight down. Each bar is one
+ * bucket of the profile's linear histogram, its height the bucket's share of the tag's
+ * kept samples; y scales are per panel, since one tag's spike would flatten the others.
+ *
+ * Two things make raw shim histograms hard to read, and the figure deals with both in
+ * the open. The histogram's span (say [0, 8) in 500 buckets) is set before the run, so
+ * the data may fill a tenth of it: the x axis is trimmed to the buckets that hold data
+ * (plot_rate_range). And a rate counted in whole events over short periods is often 0 in
+ * most periods, so one bucket can hold 70% of the samples and the rest of the shape is a
+ * row of one-pixel bars: when one bar is over four times the next and the others still
+ * hold 5% or more of the samples, that bar is clipped, drawn broken, and labelled with
+ * its share. Samples outside the histogram's span are not drawn; each panel counts them.
+ */
+#include "plot.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PANEL_HEIGHT      150.0
+#define PANEL_HEIGHT_ONE  240.0 /* a single panel gets the room its y label needs */
+#define PANEL_GAP         22.0
+#define CLIP_RATIO        4.0  /* a bar this many times the next is a spike */
+#define CLIP_REST         0.05 /* ... clipped when the other bars hold this share or more */
+#define MIN_BUCKETS_SHOWN 20.0
+#define MIN_BAR_WIDTH     1.5 /* px: an isolated bucket narrower than this is widened */
+
+/* ---- shared with plot_cdf.c ---- */
+
+const char *plot_rate_label(const struct plot_ctx *c, char *buf, size_t len)
+{
+    const struct profile_rate *r = &c->p->rates[c->rate];
+    if (r->unit[0])
+        snprintf(buf, len, "%s %s", r->name, r->unit);
+    else
+        snprintf(buf, len, "%s", r->name);
+    return buf;
+}
+
+double plot_lin_edge(const struct profile_linhist *h, double i)
+{
+    return h->lo + i * ((h->hi - h->lo) / (double)h->buckets);
+}
+
+static void widen(const struct profile_linhist *h, int *any, double *a, double *b, double *span_lo,
+                  double *span_hi, double *width)
+{
+    if (h->ncounts == 0) return;
+    double first = plot_lin_edge(h, (double)h->counts[0].index);
+    double last = plot_lin_edge(h, (double)h->counts[h->ncounts - 1].index + 1);
+    double w = (h->hi - h->lo) / (double)h->buckets;
+    if (!*any || first < *a) *a = first;
+    if (!*any || last > *b) *b = last;
+    if (!*any || h->lo < *span_lo) *span_lo = h->lo;
+    if (!*any || h->hi > *span_hi) *span_hi = h->hi;
+    if (!*any || w < *width) *width = w;
+    *any = 1;
+}
+
+int plot_rate_range(const struct plot_ctx *c, int all, double *lo, double *hi)
+{
+    const struct profile *p = c->p;
+    double a = 0, b = 0, span_lo = 0, span_hi = 0, width = 0;
+    int any = 0;
+    size_t n = all ? p->ntags : c->ntop;
+    for (size_t i = 0; i < n; i++) {
+        const struct profile_tag *t = all ? &p->tags[i] : c->top[i].tag;
+        widen(&t->rates[c->rate].hist, &any, &a, &b, &span_lo, &span_hi, &width);
+    }
+    if (all) widen(&p->other.rates[c->rate].hist, &any, &a, &b, &span_lo, &span_hi, &width);
+    if (!any) return -1;
+    if (b - a < MIN_BUCKETS_SHOWN * width) { /* a lone bar is not a distribution */
+        double mid = (a + b) / 2;
+        a = fmax(span_lo, mid - MIN_BUCKETS_SHOWN * width / 2);
+        b = fmin(span_hi, a + MIN_BUCKETS_SHOWN * width);
+    }
+    double step = plot_nice_ceil((b - a) / 6);
+    *lo = fmax(span_lo, floor(a / step + 1e-9) * step);
+    *hi = fmin(span_hi, ceil(b / step - 1e-9) * step);
+    if (!(*hi > *lo)) {
+        *lo = a;
+        *hi = b;
+    }
+    return 0;
+}
+
+/* ---- one panel ---- */
+
+struct panel {
+    const struct plot_tag *pt;
+    const struct profile_rate_stats *rs;
+    const char *color;
+    uint64_t total;      /* kept samples in the histogram, out-of-span ones included */
+    uint64_t top1, top2; /* the largest and second-largest bucket counts */
+    size_t top1_at;      /* index into counts of the largest */
+    int clipped;         /* the largest bar is drawn broken */
+    double ytop;         /* the y axis's top, in % */
+};
+
+static void panel_measure(struct panel *pn)
+{
+    const struct profile_linhist *h = &pn->rs->hist;
+    uint64_t in_span = 0;
+    pn->top1 = pn->top2 = 0;
+    for (size_t i = 0; i < h->ncounts; i++) {
+        uint64_t k = h->counts[i].count;
+        in_span += k;
+        if (k > pn->top1) {
+            pn->top2 = pn->top1;
+            pn->top1 = k;
+            pn->top1_at = i;
+        } else if (k > pn->top2) {
+            pn->top2 = k;
+        }
+    }
+    pn->total = in_span + h->underflow + h->overflow;
+    double rest = pn->total ? (double)(in_span - pn->top1) / (double)pn->total : 0;
+    pn->clipped =
+        pn->top2 > 0 && (double)pn->top1 > CLIP_RATIO * (double)pn->top2 && rest >= CLIP_REST;
+    double ymax =
+        pn->total ? 100.0 * (double)(pn->clipped ? pn->top2 : pn->top1) / (double)pn->total : 1;
+    if (pn->clipped) ymax *= 1.2; /* headroom for the clipped bar's label */
+    double step = plot_nice_ceil(ymax / 4);
+    pn->ytop = fmax(step, ceil(ymax / step - 1e-9) * step);
+}
+
+/* The clipped bar's label: its share, beside it at the top, on a white ground. */
+static void clip_label(struct svg *s, const struct panel *pn, const struct plot_scale *xs, double y)
+{
+    const struct profile_linhist *hist = &pn->rs->hist;
+    double i = (double)hist->counts[pn->top1_at].index;
+    double x0 = plot_map(xs, plot_lin_edge(hist, i)), x1 = plot_map(xs, plot_lin_edge(hist, i + 1));
+    char text[64];
+    snprintf(text, sizeof text, "%.1f%%", 100.0 * (double)pn->top1 / (double)pn->total);
+    double tw = svg_text_width(text, PLOT_TICK_SIZE, 1);
+    int right = fmax(x1, x0 + MIN_BAR_WIDTH) + 6 + tw <= PLOT_LEFT + PLOT_AREA_WIDTH - 2;
+    double tx = right ? fmax(x1, x0 + MIN_BAR_WIDTH) + 5 : x0 - 5;
+    const struct svg_text_style st = {.size = PLOT_TICK_SIZE,
+                                      .bold = 1,
+                                      .fill = pn->color,
+                                      .anchor = right ? SVG_START : SVG_END,
+                                      .klass = "clip"};
+    svg_rect(s, right ? tx - 1 : tx - tw - 1, y + 3, tw + 2, PLOT_TICK_SIZE + 2, "#ffffff", 0.9,
+             NULL);
+    svg_text(s, tx, y + 2 + PLOT_TICK_SIZE, &st, text);
+}
+
+/* The bars as one filled outline per run of adjacent non-empty buckets: bars a pixel
+ * wide drawn as separate rectangles would blur into stripes. */
+static void panel_bars(struct svg *s, const struct panel *pn, const struct plot_scale *xs, double y,
+                       double h)
+{
+    const struct profile_linhist *hist = &pn->rs->hist;
+    double base = y + h;
+    svg_path_begin(s);
+    for (size_t i = 0; i < hist->ncounts; i++) {
+        double k = (double)hist->counts[i].index;
+        int first = i == 0 || hist->counts[i - 1].index + 1 != hist->counts[i].index;
+        int last = i + 1 == hist->ncounts || hist->counts[i + 1].index != hist->counts[i].index + 1;
+        double x0 = plot_map(xs, plot_lin_edge(hist, k)),
+               x1 = plot_map(xs, plot_lin_edge(hist, k + 1));
+        double share = 100.0 * (double)hist->counts[i].count / (double)pn->total;
+        double bh = fmin(h, share / pn->ytop * h);
+        if (bh < 0.8) bh = 0.8; /* one sample in 100,000 is still a sample */
+        if (first) svg_path_move(s, x0, base);
+        if (first && last && x1 - x0 < MIN_BAR_WIDTH) x1 = x0 + MIN_BAR_WIDTH;
+        svg_path_line(s, x0, base - bh);
+        svg_path_line(s, x1, base - bh);
+        if (last) svg_path_line(s, x1, base);
+    }
+    svg_path_end(s, NULL, 0, pn->color, 0.85, NULL);
+    if (pn->clipped) { /* two white strokes across the top of the clipped bar */
+        double k = (double)hist->counts[pn->top1_at].index;
+        double x0 = plot_map(xs, plot_lin_edge(hist, k)),
+               x1 = plot_map(xs, plot_lin_edge(hist, k + 1));
+        x1 = fmax(x1, x0 + MIN_BAR_WIDTH);
+        svg_line(s, x0 - 3, y + 12, x1 + 3, y + 8, "#ffffff", 2, NULL);
+        svg_line(s, x0 - 3, y + 17, x1 + 3, y + 13, "#ffffff", 2, NULL);
+    }
+}
+
+/* A triangle pointing down with its tip at (x, y). */
+static void marker_down(struct svg *s, double x, double y, const char *fill)
+{
+    svg_path_begin(s);
+    svg_path_move(s, x - 5, y - 7);
+    svg_path_line(s, x + 5, y - 7);
+    svg_path_line(s, x, y);
+    svg_path_line(s, x - 5, y - 7);
+    svg_path_end(s, NULL, 0, fill, 1, NULL);
+}
+
+/* The heading line: a swatch, the tag's name (cut to leave room), its share at the right. */
+static void legend_heading(struct svg *s, const struct panel *pn, double ly)
+{
+    const struct svg_text_style right = {
+        .size = PLOT_LEGEND_SIZE, .anchor = SVG_END, .fill = PLOT_TEXT_GREY, .klass = "legend"};
+    const struct svg_text_style name = {
+        .size = PLOT_LEGEND_SIZE, .bold = 1, .fill = pn->color, .klass = "legend"};
+    char pct[32], share[64], fitted[512];
+    double x = PLOT_LEGEND_X, x_end = PLOT_LEGEND_X + PLOT_LEGEND_WIDTH;
+    snprintf(share, sizeof share, "%s of samples",
+             plot_fmt_share(100 * pn->pt->tag->share, pct, sizeof pct));
+    double room = x_end - (x + 22) - svg_text_width(share, right.size, 0) - 10;
+    svg_rect(s, x, ly - 10, 14, 12, pn->color, 0.85, NULL);
+    svg_text(s, x + 22, ly, &name,
+             svg_fit_text(pn->pt->name, name.size, 1, room, fitted, sizeof fitted));
+    svg_text(s, x_end, ly, &right, share);
+}
+
+static void panel_legend(struct svg *s, const struct panel *pn, double y)
+{
+    const struct profile_rate_stats *rs = pn->rs;
+    const struct profile_linhist *h = &rs->hist;
+    double x = PLOT_LEGEND_X, tx = x + 22, ly = y + 12;
+    char a[64], b[64];
+    legend_heading(s, pn, ly);
+    ly += PLOT_LEGEND_LINE + 2;
+    plot_legend_text(s, tx, ly, NULL, 0, "n = %s kept samples", plot_fmt_count(rs->n, a, sizeof a));
+    ly += PLOT_LEGEND_LINE;
+    if (rs->n == 0 || !rs->has_stats) {
+        plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "no kept samples with a rate");
+        return;
+    }
+    svg_line(s, x, ly - 4, x + 16, ly - 4, "#222222", 1.5, "4 3");
+    plot_legend_text(s, tx, ly, NULL, 0, "mean \xc2\xb1 sd %s",
+                     plot_fmt_pm(rs->mean, stats_sd(rs->n, rs->sum, rs->sumsq), a, sizeof a));
+    ly += PLOT_LEGEND_LINE;
+    marker_down(s, x + 8, ly, "#222222");
+    plot_legend_text(s, tx, ly, NULL, 0, "rate %s (95%% CI)",
+                     plot_fmt_pm(rs->rate,
+                                 stats_ratio_ci95(rs->n, rs->sum_a, rs->sum_b, rs->sum_aa,
+                                                  rs->sum_bb, rs->sum_ab),
+                                 b, sizeof b));
+    ly += PLOT_LEGEND_LINE;
+    const struct {
+        uint64_t k;
+        const char *what;
+        double edge;
+    } out[] = {{h->underflow, "<", h->lo}, {h->overflow, "\xe2\x89\xa5", h->hi}, {h->nan, "", 0}};
+    for (size_t i = 0; i < 3; i++) {
+        if (out[i].k == 0) continue;
+        char share[32];
+        plot_fmt_share(100.0 * (double)out[i].k / (double)(pn->total + h->nan), share,
+                       sizeof share);
+        if (i < 2)
+            plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "not drawn: %s %s %g (%s)",
+                             plot_fmt_count(out[i].k, a, sizeof a), out[i].what, out[i].edge,
+                             share);
+        else
+            plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "not drawn: %s NaN (%s)",
+                             plot_fmt_count(out[i].k, a, sizeof a), share);
+        ly += PLOT_LEGEND_LINE;
+    }
+    if (pn->clipped) {
+        const struct profile_lin_count *k = &h->counts[pn->top1_at];
+        plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "bar at %g clipped (%.1f%%)",
+                         plot_lin_edge(h, (double)k->index),
+                         100.0 * (double)k->count / (double)pn->total);
+    }
+}
+
+static void draw_panel(struct svg *s, const struct panel *pn, size_t index,
+                       const struct plot_scale *xs, const struct plot_ticks *xt, double y, double h,
+                       int bottom, const char *xlabel)
+{
+    char id[32];
+    snprintf(id, sizeof id, "panel-%zu", index + 1);
+    svg_group_begin(s, "panel", id, pn->pt->name);
+    struct plot_scale ys = {0, pn->ytop, y + h, y, 0};
+    struct plot_ticks yt;
+    plot_ticks_linear(&yt, 0, pn->ytop, 4);
+    plot_axis_y(s, &ys, &yt, PLOT_LEFT, PLOT_AREA_WIDTH, "%");
+    plot_axis_x(s, xs, xt, y, h, bottom, bottom ? xlabel : NULL);
+    const struct profile_rate_stats *rs = pn->rs;
+    if (pn->total > 0) panel_bars(s, pn, xs, y, h);
+    double xmin = PLOT_LEFT, xmax = PLOT_LEFT + PLOT_AREA_WIDTH;
+    if (rs->has_stats && rs->n > 0) {
+        double xm = plot_map(xs, rs->mean), xr = plot_map(xs, rs->rate);
+        if (xm >= xmin && xm <= xmax) svg_line(s, xm, y, xm, y + h, "#222222", 1.5, "4 3");
+        if (xr >= xmin && xr <= xmax) marker_down(s, xr, y - 1, "#222222");
+    }
+    if (pn->clipped) clip_label(s, pn, xs, y);
+    if (pn->total == 0) {
+        const struct svg_text_style st = {.anchor = SVG_MIDDLE, .fill = PLOT_TEXT_GREY};
+        svg_text(s, PLOT_LEFT + PLOT_AREA_WIDTH / 2, y + h / 2, &st,
+                 "no kept samples in the histogram");
+    }
+    plot_frame(s, PLOT_LEFT, y, PLOT_AREA_WIDTH, h);
+    panel_legend(s, pn, y);
+    svg_group_end(s);
+}
+
+/* ---- the figure ---- */
+
+static int any_out_of_span(const struct panel *pn, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pn[i].rs->hist.underflow || pn[i].rs->hist.overflow || pn[i].rs->hist.nan) return 1;
+    return 0;
+}
+
+int plot_hist_write(FILE *f, const struct plot_ctx *c)
+{
+    const struct profile *p = c->p;
+    struct panel *pn = calloc(c->ntop ? c->ntop : 1, sizeof *pn);
+    if (!pn) return -1;
+    for (size_t i = 0; i < c->ntop; i++) {
+        pn[i].pt = &c->top[i];
+        pn[i].rs = &c->top[i].tag->rates[c->rate];
+        pn[i].color = plot_color(i);
+        panel_measure(&pn[i]);
+    }
+    double lo = 0, hi = 1;
+    int empty = plot_rate_range(c, 0, &lo, &hi) != 0;
+    if (empty && c->ntop > 0) { /* nothing in span: the histogram's own span */
+        lo = c->top[0].tag->rates[c->rate].hist.lo;
+        hi = c->top[0].tag->rates[c->rate].hist.hi;
+    }
+    double h = c->ntop == 1 ? PANEL_HEIGHT_ONE : PANEL_HEIGHT;
+    size_t npanels = c->ntop ? c->ntop : 1;
+    double body = (double)npanels * h + (double)(npanels - 1) * PANEL_GAP;
+    double height = PLOT_TOP + 10 + body + PLOT_X_AXIS_SPACE + 12;
+
+    char label[256], title[320], sub[512], xlabel[512], a[32];
+    plot_rate_label(c, label, sizeof label);
+    snprintf(title, sizeof title, "Distribution of %s, per tag", label);
+    const struct profile_linhist *h0 = c->ntop ? &c->top[0].tag->rates[c->rate].hist : NULL;
+    snprintf(sub, sizeof sub,
+             "%s \xc2\xb7 %s \xc2\xb7 top %zu of %zu tags by samples \xc2\xb7 "
+             "%s kept samples in all",
+             c->source, p->program.name, c->ntop, p->ntags,
+             plot_fmt_count(p->samples.kept, a, sizeof a));
+    snprintf(xlabel, sizeof xlabel, "%s (bars: buckets of %g%s)", label,
+             h0 ? (h0->hi - h0->lo) / (double)h0->buckets : 0,
+             any_out_of_span(pn, c->ntop) ? "; samples outside the histogram's span not drawn, "
+                                            "counted per panel"
+                                          : "");
+
+    struct svg s;
+    svg_begin(&s, f, PLOT_WIDTH, height, title);
+    plot_title(&s, title, sub);
+    struct plot_scale xs = {lo, hi, PLOT_LEFT + PLOT_INSET,
+                            PLOT_LEFT + PLOT_AREA_WIDTH - PLOT_INSET, 0};
+    struct plot_ticks xt;
+    plot_ticks_linear_fit(&xt, lo, hi, PLOT_AREA_WIDTH - 2 * PLOT_INSET);
+    double y = PLOT_TOP + 10;
+    plot_label_y(&s, y, y + body, "% of the tag's kept samples");
+    for (size_t i = 0; i < c->ntop; i++) {
+        draw_panel(&s, &pn[i], i, &xs, &xt, y, h, i + 1 == c->ntop, xlabel);
+        y += h + PANEL_GAP;
+    }
+    if (c->ntop == 0) {
+        const struct svg_text_style st = {.anchor = SVG_MIDDLE, .fill = PLOT_TEXT_GREY};
+        svg_text(&s, PLOT_WIDTH / 2, y + h / 2, &st, "the profile has no tags");
+    }
+    svg_end(&s);
+    free(pn);
+    return 0;
+}
