@@ -59,28 +59,6 @@ struct plot_options {
 
 /* ---- names ---- */
 
-static char *tag_name(const struct profile *p, const struct profile_tag *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    if (t->is_other) fputs("other", f);
-    if (!t->is_other && t->nvalues == 0) fputs("(untagged)", f);
-    for (size_t i = 0; !t->is_other && i < t->nvalues; i++) {
-        if (i > 0) fputc('/', f);
-        if (t->names[i])
-            fputs(t->names[i], f);
-        else
-            fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
-    }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* The file name without its directory; "stdin" for standard input. */
 static const char *source_name(const char *file)
 {
@@ -130,32 +108,18 @@ static int unknown_rate(const struct profile *p, const char *name)
     return EXIT_USAGE_ERROR;
 }
 
-static int by_samples_desc(const void *a, const void *b)
-{
-    const struct plot_tag *x = a, *y = b;
-    if (x->tag->samples != y->tag->samples) return x->tag->samples < y->tag->samples ? 1 : -1;
-    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
-}
-
 /* The top `top` tag entries by samples (not `other`), named; NULL if memory ran out. */
-static struct plot_tag *top_tags(const struct profile *p, long top, size_t *n)
+static struct named_tag *top_tags(const struct profile *p, long top, size_t *n)
 {
-    struct plot_tag *all = calloc(p->ntags ? p->ntags : 1, sizeof *all);
-    if (!all) return NULL;
-    for (size_t i = 0; i < p->ntags; i++)
-        all[i].tag = &p->tags[i];
-    qsort(all, p->ntags, sizeof *all, by_samples_desc);
-    *n = (size_t)top < p->ntags ? (size_t)top : p->ntags;
-    for (size_t i = 0; i < *n; i++) {
-        all[i].name = tag_name(p, all[i].tag);
-        if (!all[i].name) {
-            for (size_t j = 0; j < i; j++)
-                free(all[j].name);
-            free(all);
-            return NULL;
-        }
+    size_t all;
+    struct named_tag *t = named_tags(p, 0, &all);
+    if (!t) return NULL;
+    for (size_t i = (size_t)top; i < all; i++) { /* keep the names of the top ones only */
+        free(t[i].name);
+        t[i].name = NULL;
     }
-    return all;
+    *n = (size_t)top < all ? (size_t)top : all;
+    return t;
 }
 
 /* ---- writing ---- */
@@ -218,9 +182,7 @@ static int plot_profile(const struct profile *p, const struct plot_options *o)
                 "shimview plot: %s has no rates (no counters were read): skipped %s-hist.svg "
                 "and %s-cdf.svg\n",
                 p->file, stem, stem);
-    for (size_t i = 0; i < c.ntop; i++)
-        free(c.top[i].name);
-    free(c.top);
+    named_tags_free(c.top, c.ntop);
     return rc;
 }
 

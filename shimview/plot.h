@@ -16,6 +16,7 @@
 #define SHIMVIEW_PLOT_H
 
 #include "profile.h"
+#include "tags.h"
 #include "svg.h"
 
 #include <stddef.h>
@@ -45,16 +46,11 @@
 #define PLOT_AXIS      "#333333"
 
 /* One tag chosen for the figures: its entry and its display name. */
-struct plot_tag {
-    const struct profile_tag *tag;
-    char *name; /* names joined by '/', "slot=value" where a value has no name */
-};
-
 struct plot_ctx {
     const struct profile *p;
     const char *source; /* the profile's file name without its directory */
     size_t rate;        /* index into p->rates (when p->nrates > 0) */
-    struct plot_tag *top;
+    struct named_tag *top;
     size_t ntop; /* the top N tags by samples */
 };
 
@@ -113,8 +109,6 @@ void plot_legend_text(struct svg *s, double x, double y, const char *fill, int b
 /* Colour of series i (a palette that stays distinct for colour-blind readers). */
 const char *plot_color(size_t i);
 
-/* 1234567 -> "1,234,567". */
-const char *plot_fmt_count(uint64_t v, char *buf, size_t len);
 /* "value ± spread", both to the decimal place two significant digits of spread need;
  * just the value (4 significant digits) when spread is not a positive number. */
 const char *plot_fmt_pm(double value, double spread, char *buf, size_t len);

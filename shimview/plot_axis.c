@@ -187,7 +187,7 @@ void plot_fmt_tick(char *buf, size_t len, double v, const struct plot_ticks *t)
         if (t->decimals == 0 && fabs(v) >= 10000) {
             char tmp[32];
             snprintf(buf, len, "%s%s", v < 0 ? "-" : "",
-                     plot_fmt_count((uint64_t)llround(fabs(v)), tmp, sizeof tmp));
+                     fmt_count((uint64_t)llround(fabs(v)), tmp, sizeof tmp));
         } else {
             snprintf(buf, len, "%.*f", t->decimals, v);
         }
@@ -306,19 +306,6 @@ const char *plot_color(size_t i)
 
 /* ---- numbers ---- */
 
-const char *plot_fmt_count(uint64_t v, char *buf, size_t len)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 const char *plot_fmt_pm(double value, double spread, char *buf, size_t len)
 {
     if (!isfinite(spread) || spread <= 0 || !isfinite(value) || fabs(value) >= 1e9) {
@@ -341,7 +328,7 @@ const char *plot_fmt_value(double v, char *buf, size_t len)
     } else if (fabs(v) >= 1000 && fabs(v) < 1e18) {
         char tmp[32];
         snprintf(buf, len, "%s%s", v < 0 ? "-" : "",
-                 plot_fmt_count((uint64_t)llround(fabs(v)), tmp, sizeof tmp));
+                 fmt_count((uint64_t)llround(fabs(v)), tmp, sizeof tmp));
     } else if (fabs(v) >= 1e-4) {
         int decimals = 2 - (int)floor(log10(fabs(v)));
         if (decimals < 0) decimals = 0;

@@ -147,7 +147,7 @@ static double curve_legend(struct svg *s, double y, const char *color, double wi
     plot_legend_text(s, PLOT_LEGEND_X + 22, y, color, 1, "%s", name);
     y += PLOT_LEGEND_LINE;
     plot_legend_text(s, PLOT_LEGEND_X + 22, y, NULL, 0, "n = %s, median %s",
-                     plot_fmt_count(m->total, n, sizeof n),
+                     fmt_count(m->total, n, sizeof n),
                      fmt_quantile(merged_quantile(m, 0.5), m, q2, sizeof q2));
     y += PLOT_LEGEND_LINE;
     plot_legend_text(s, PLOT_LEGEND_X + 22, y, PLOT_TEXT_GREY, 0, "p10 %s, p90 %s",
@@ -259,7 +259,7 @@ int plot_cdf_write(FILE *f, const struct plot_ctx *c)
         snprintf(sub, sizeof sub,
                  "%s \xc2\xb7 %s \xc2\xb7 %s kept samples of %zu tags%s, merged from the "
                  "per-tag histograms",
-                 c->source, p->program.name, plot_fmt_count(all.total, a, sizeof a), p->ntags,
+                 c->source, p->program.name, fmt_count(all.total, a, sizeof a), p->ntags,
                  p->other.samples ? " and other" : "");
         struct svg s;
         svg_begin(&s, f, PLOT_WIDTH, y + h + PLOT_X_AXIS_SPACE + 12, title);

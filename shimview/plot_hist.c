@@ -93,7 +93,7 @@ int plot_rate_range(const struct plot_ctx *c, int all, double *lo, double *hi)
 /* ---- one panel ---- */
 
 struct panel {
-    const struct plot_tag *pt;
+    const struct named_tag *pt;
     const struct profile_rate_stats *rs;
     const char *color;
     uint64_t total;      /* kept samples in the histogram, out-of-span ones included */
@@ -222,7 +222,7 @@ static void panel_legend(struct svg *s, const struct panel *pn, double y)
     char a[64], b[64];
     legend_heading(s, pn, ly);
     ly += PLOT_LEGEND_LINE + 2;
-    plot_legend_text(s, tx, ly, NULL, 0, "n = %s kept samples", plot_fmt_count(rs->n, a, sizeof a));
+    plot_legend_text(s, tx, ly, NULL, 0, "n = %s kept samples", fmt_count(rs->n, a, sizeof a));
     ly += PLOT_LEGEND_LINE;
     if (rs->n == 0 || !rs->has_stats) {
         plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "no kept samples with a rate");
@@ -251,11 +251,10 @@ static void panel_legend(struct svg *s, const struct panel *pn, double y)
                        sizeof share);
         if (i < 2)
             plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "not drawn: %s %s %g (%s)",
-                             plot_fmt_count(out[i].k, a, sizeof a), out[i].what, out[i].edge,
-                             share);
+                             fmt_count(out[i].k, a, sizeof a), out[i].what, out[i].edge, share);
         else
             plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "not drawn: %s NaN (%s)",
-                             plot_fmt_count(out[i].k, a, sizeof a), share);
+                             fmt_count(out[i].k, a, sizeof a), share);
         ly += PLOT_LEGEND_LINE;
     }
     if (pn->clipped) {
@@ -336,7 +335,7 @@ int plot_hist_write(FILE *f, const struct plot_ctx *c)
              "%s \xc2\xb7 %s \xc2\xb7 top %zu of %zu tags by samples \xc2\xb7 "
              "%s kept samples in all",
              c->source, p->program.name, c->ntop, p->ntags,
-             plot_fmt_count(p->samples.kept, a, sizeof a));
+             fmt_count(p->samples.kept, a, sizeof a));
     snprintf(xlabel, sizeof xlabel, "%s (bars: buckets of %g%s)", label,
              h0 ? (h0->hi - h0->lo) / (double)h0->buckets : 0,
              any_out_of_span(pn, c->ntop) ? "; samples outside the histogram's span not drawn, "

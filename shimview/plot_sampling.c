@@ -180,8 +180,7 @@ static double hist_legend(struct svg *s, double y, const char *color, int filled
     svg_rect(s, PLOT_LEGEND_X, y - 10, 14, 12, filled ? color : NULL, 0.35, color);
     plot_legend_text(s, PLOT_LEGEND_X + 22, y, color, 1, "%s", name);
     y += PLOT_LEGEND_LINE;
-    plot_legend_text(s, PLOT_LEGEND_X + 22, y, NULL, 0, "n = %s",
-                     plot_fmt_count(h->count, n, sizeof n));
+    plot_legend_text(s, PLOT_LEGEND_X + 22, y, NULL, 0, "n = %s", fmt_count(h->count, n, sizeof n));
     y += PLOT_LEGEND_LINE;
     if (h->has_summary && h->count > 0) {
         svg_line(s, PLOT_LEGEND_X, y - 4, PLOT_LEGEND_X + 16, y - 4, color, 1.5, "5 3");
@@ -195,8 +194,8 @@ static double hist_legend(struct svg *s, double y, const char *color, int filled
     }
     if (h->underflow || h->overflow) {
         plot_legend_text(s, PLOT_LEGEND_X + 22, y, PLOT_TEXT_GREY, 0,
-                         "not drawn: %s below, %s above", plot_fmt_count(h->underflow, n, sizeof n),
-                         plot_fmt_count(h->overflow, m, sizeof m));
+                         "not drawn: %s below, %s above", fmt_count(h->underflow, n, sizeof n),
+                         fmt_count(h->overflow, m, sizeof m));
         y += PLOT_LEGEND_LINE;
     }
     return y + 6;
@@ -221,11 +220,11 @@ static void periods_legend(struct svg *s, const struct profile *p, int factor, i
     if (show_max)
         svg_line(s, PLOT_LEGEND_X, ly - 4, PLOT_LEGEND_X + 16, ly - 4, "#777777", 1.2, "2 3");
     plot_legend_text(s, PLOT_LEGEND_X + 22, ly, PLOT_TEXT_GREY, 0, "max_period %s cycles",
-                     plot_fmt_count(p->samples.max_period, a, sizeof a));
+                     fmt_count(p->samples.max_period, a, sizeof a));
     ly += PLOT_LEGEND_LINE;
     plot_legend_text(s, PLOT_LEGEND_X + 22, ly, PLOT_TEXT_GREY, 0,
                      "interrupted: %s, not attributed",
-                     plot_fmt_count(p->samples.interrupted, a, sizeof a));
+                     fmt_count(p->samples.interrupted, a, sizeof a));
     ly += PLOT_LEGEND_LINE + 6;
     plot_legend_text(s, PLOT_LEGEND_X, ly, PLOT_TEXT_GREY, 0, "buckets: 1/%d of a doubling%s",
                      32 / factor, factor > 1 ? " (merged" : "");
@@ -314,16 +313,16 @@ static void cpc_legend(struct svg *s, const struct plot_ctx *c, double y)
     ly += PLOT_LEGEND_LINE;
     double kept = stats_fraction(sm->kept, sm->rated);
     plot_legend_text(s, PLOT_LEGEND_X + 22, ly, NULL, 0, "kept %s of %s (%.1f%%)",
-                     plot_fmt_count(sm->kept, a, sizeof a), plot_fmt_count(sm->rated, b, sizeof b),
+                     fmt_count(sm->kept, a, sizeof a), fmt_count(sm->rated, b, sizeof b),
                      isnan(kept) ? 0.0 : 100 * kept);
     ly += PLOT_LEGEND_LINE;
     plot_legend_text(s, PLOT_LEGEND_X + 22, ly, NULL, 0, "discarded %s",
-                     plot_fmt_count(sm->discarded, a, sizeof a));
+                     fmt_count(sm->discarded, a, sizeof a));
     ly += PLOT_LEGEND_LINE;
     if (!p->config.dte_off && p->config.dte_resolution > 0) {
         plot_legend_text(s, PLOT_LEGEND_X + 22, ly, PLOT_TEXT_GREY, 0,
                          "also kept: skew \xe2\x89\xa4 %s cycles",
-                         plot_fmt_count(p->config.dte_resolution, a, sizeof a));
+                         fmt_count(p->config.dte_resolution, a, sizeof a));
         ly += PLOT_LEGEND_LINE;
     }
     plot_legend_text(s, PLOT_LEGEND_X, ly + 6, PLOT_TEXT_GREY, 0, "CPC = cycles between end");
@@ -368,9 +367,9 @@ int plot_sampling_write(FILE *f, const struct plot_ctx *c)
     snprintf(sub, sizeof sub,
              "%s \xc2\xb7 %s \xc2\xb7 %s sample periods in %.3g s \xc2\xb7 %s samples/s \xc2\xb7 "
              "TSC %.3g GHz",
-             c->source, p->program.name, plot_fmt_count(p->samples.total, a, sizeof a),
+             c->source, p->program.name, fmt_count(p->samples.total, a, sizeof a),
              (double)p->run.duration_ns / 1e9,
-             plot_fmt_count((uint64_t)fmin(fmax(p->cost.samples_per_second, 0), 1e18), b, sizeof b),
+             fmt_count((uint64_t)fmin(fmax(p->cost.samples_per_second, 0), 1e18), b, sizeof b),
              p->machine.tsc_hz / 1e9);
     double ya = PLOT_TOP + PANEL_HEADING;
     double yb = ya + PANEL_HEIGHT + PLOT_X_AXIS_SPACE + PANEL_HEADING + 8;

@@ -18,6 +18,7 @@
 #include "profile.h"
 #include "stats.h"
 #include "table.h"
+#include "tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -60,26 +61,7 @@ struct report_options {
     const char *file;
 };
 
-/* One table row: a tag entry and what is derived from it. */
-struct row {
-    const struct profile_tag *tag;
-    char *name; /* names joined by '/', or "slot=value" where a value has no name */
-};
-
 /* ---- formatting helpers ---- */
-
-static const char *fmt_count(uint64_t v, char *buf, size_t len)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
 
 static const char *fmt_percent(double frac, char *buf, size_t len)
 {
@@ -153,64 +135,6 @@ static void header_line(const char *label, const char *fmt, ...)
 }
 
 /* ---- rows ---- */
-
-static char *tag_name(const struct profile *p, const struct profile_tag *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    if (t->is_other) fputs("other", f);
-    if (!t->is_other && t->nvalues == 0) fputs("(untagged)", f);
-    for (size_t i = 0; !t->is_other && i < t->nvalues; i++) {
-        if (i > 0) fputc('/', f);
-        if (t->names[i])
-            fputs(t->names[i], f);
-        else
-            fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
-    }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
-static int by_samples_desc(const void *a, const void *b)
-{
-    const struct row *x = a, *y = b;
-    if (x->tag->samples != y->tag->samples) return x->tag->samples < y->tag->samples ? 1 : -1;
-    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
-}
-
-/* Rows for every tag entry, sorted, then `other` last when it has samples. */
-static struct row *make_rows(const struct profile *p, size_t *nrows)
-{
-    struct row *rows = calloc(p->ntags + 1, sizeof *rows);
-    if (!rows) return NULL;
-    for (size_t i = 0; i < p->ntags; i++)
-        rows[i].tag = &p->tags[i];
-    qsort(rows, p->ntags, sizeof *rows, by_samples_desc);
-    *nrows = p->ntags;
-    if (p->other.samples > 0) rows[(*nrows)++].tag = &p->other;
-    for (size_t i = 0; i < *nrows; i++) {
-        rows[i].name = tag_name(p, rows[i].tag);
-        if (!rows[i].name) {
-            for (size_t j = 0; j < i; j++)
-                free(rows[j].name);
-            free(rows);
-            return NULL;
-        }
-    }
-    return rows;
-}
-
-static void free_rows(struct row *rows, size_t nrows)
-{
-    for (size_t i = 0; rows && i < nrows; i++)
-        free(rows[i].name);
-    free(rows);
-}
 
 /* How many tag rows to print (`other` is always printed when it has samples): all for
  * --all, and for CSV unless --top was given; otherwise the top N. */
@@ -330,8 +254,8 @@ static size_t estimate_cells(struct table *t, size_t c, uint64_t n, double value
     return c + 2;
 }
 
-static void text_row(struct table *t, const struct profile *p, const struct row *row, int threads,
-                     uint64_t total_cycles)
+static void text_row(struct table *t, const struct profile *p, const struct named_tag *row,
+                     int threads, uint64_t total_cycles)
 {
     const struct profile_tag *tag = row->tag;
     char a[64];
@@ -439,7 +363,7 @@ static void print_cost(const struct profile *p)
                 100 * c->observer_cpu_share, fmt_bytes(c->tag_table_bytes, b, sizeof b));
 }
 
-static int print_text(const struct profile *p, struct row *rows, size_t nrows,
+static int print_text(const struct profile *p, struct named_tag *rows, size_t nrows,
                       const struct report_options *o)
 {
     size_t hidden, shown = rows_shown(p, o, &hidden);
@@ -506,7 +430,7 @@ static void csv_slots_values(struct table *t, const struct profile *p,
     free(values);
 }
 
-static void csv_row(struct table *t, const struct profile *p, const struct row *row,
+static void csv_row(struct table *t, const struct profile *p, const struct named_tag *row,
                     uint64_t total_cycles)
 {
     const struct profile_tag *tag = row->tag;
@@ -533,7 +457,7 @@ static void csv_row(struct table *t, const struct profile *p, const struct row *
     }
 }
 
-static int print_csv(const struct profile *p, const struct row *rows, size_t nrows,
+static int print_csv(const struct profile *p, const struct named_tag *rows, size_t nrows,
                      const struct report_options *o)
 {
     size_t hidden, shown = rows_shown(p, o, &hidden);
@@ -591,10 +515,10 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 static int print_report(const struct profile *p, const struct report_options *o)
 {
     size_t nrows = 0;
-    struct row *rows = make_rows(p, &nrows);
+    struct named_tag *rows = named_tags(p, 1, &nrows);
     if (!rows) return -1;
     int rc = o->csv ? print_csv(p, rows, nrows, o) : print_text(p, rows, nrows, o);
-    free_rows(rows, nrows);
+    named_tags_free(rows, nrows);
     return rc;
 }
 
