@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "loghist.h"
 #include "tsc.h"
 
@@ -105,42 +106,24 @@ static double shim_round(int busy, double ms, const char *path, double *kept, do
     json_error_t err;
     json_t *d = json_load_file(path, 0, &err);
     if (!d) return -1;
-    double median = json_number_value(json_object_get(json_object_get(d, "period"), "median"));
-    *mean = json_number_value(json_object_get(json_object_get(d, "period"), "mean"));
-    json_t *s = json_object_get(d, "samples");
-    *kept = json_number_value(json_object_get(s, "kept")) /
-            json_number_value(json_object_get(s, "rated"));
+    double median = bench_profile_number(d, "period", "median");
+    *mean = bench_profile_number(d, "period", "mean");
+    *kept =
+        bench_profile_number(d, "samples", "kept") / bench_profile_number(d, "samples", "rated");
     json_decref(d);
     unlink(path);
     return median;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
-    int rounds = 5;
-    double ms = 300;
-    const char *csv = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--rounds"))
-            rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--ms"))
-            ms = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--csv"))
-            csv = argv[i + 1];
-    }
-    if (rounds < 1 || rounds > 100 || ms <= 0) {
+    static const char *const names[] = {"rounds", "ms", "csv", NULL};
+    const char *v[] = {"5", "300", NULL};
+    int bad = bench_options(argc, argv, names, v);
+    int rounds = atoi(v[0]);
+    double ms = atof(v[1]);
+    const char *csv = v[2];
+    if (bad || rounds < 1 || rounds > 100 || ms <= 0) {
         fprintf(stderr, "usage: %s [--rounds 1-100] [--ms MS] [--csv FILE]\n", argv[0]);
         return 2;
     }
@@ -150,8 +133,7 @@ int main(int argc, char **argv)
     int here = sched_getcpu();
     cpu_set_t allowed, one;
     sched_getaffinity(0, sizeof allowed, &allowed);
-    for (int c = 0; c < CPU_SETSIZE && observer_cpu < 0; c++)
-        if (c != here && CPU_ISSET(c, &allowed)) observer_cpu = c;
+    observer_cpu = bench_other_cpu();
     if (observer_cpu < 0) {
         fprintf(stderr, "observer_period: needs two CPUs\n");
         return 1;
@@ -180,8 +162,9 @@ int main(int argc, char **argv)
             if (r == 0) /* the first shim_start also made the block the floor reads */
                 counter_word = &shim_tls_block->counter[0];
         }
-        double fm = median_of(f, rounds), sm = median_of(s, rounds), km = median_of(k, rounds);
-        double fam = median_of(fa, rounds), sam = median_of(sa, rounds);
+        double fm = bench_median(f, rounds), sm = bench_median(s, rounds),
+               km = bench_median(k, rounds);
+        double fam = bench_median(fa, rounds), sam = bench_median(sa, rounds);
         printf("%-6s %14.1f %14.1f %7.3f %12.1f %12.1f %7.3f %8.1f%%\n", busy ? "busy" : "idle", fm,
                sm, sm / fm, fam, sam, sam / fam, 100 * km);
         if (out)

@@ -14,6 +14,8 @@
  */
 #include <shim.h>
 
+#include "bench.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -56,18 +58,6 @@ static void *bare_consumer(void *arg)
     return (void *)(uintptr_t)sink;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* One round with a bare consumer waiting c_wait; its period goes to *period. */
 static uint64_t with_bare(long iterations, long p_wait, long c_wait, double *period)
 {
@@ -102,44 +92,27 @@ static uint64_t with_shim(long iterations, long p_wait, uint64_t target, double 
     if (shim_start(&cfg) != 0) return 0;
     uint64_t cycles = produce(iterations, p_wait);
     shim_stop();
-    *period = 0;
-    FILE *f = fopen(cfg.output, "r");
-    if (f) { /* "median": N in the period object, the first median of the file */
-        char line[256];
-        while (fgets(line, sizeof line, f))
-            if (strstr(line, "\"median\":")) {
-                *period = atof(strchr(line, ':') + 1);
-                break;
-            }
-        fclose(f);
-    }
+    json_t *profile = json_load_file(cfg.output, 0, NULL);
+    *period = profile ? bench_profile_number(profile, "period", "median") : NAN;
+    json_decref(profile);
     remove(cfg.output);
     return cycles;
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = 5;
-    long iterations = 200000;
-    const char *csv = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--rounds"))
-            rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--iterations"))
-            iterations = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--csv"))
-            csv = argv[i + 1];
-    }
-    if (rounds < 1 || rounds > 64 || iterations < 1000) {
+    static const char *const names[] = {"rounds", "iterations", "csv", NULL};
+    const char *v[] = {"5", "200000", NULL};
+    int bad = bench_options(argc, argv, names, v);
+    int rounds = atoi(v[0]);
+    long iterations = atol(v[1]);
+    const char *csv = v[2];
+    if (bad || rounds < 1 || rounds > 64 || iterations < 1000) {
         fprintf(stderr, "usage: %s [--rounds 1-64] [--iterations N>=1000] [--csv FILE]\n", argv[0]);
         return 2;
     }
     setenv("SHIM_QUIET", "1", 1);
-    cpu_set_t allowed;
-    int here = sched_getcpu();
-    sched_getaffinity(0, sizeof allowed, &allowed);
-    for (int c = 0; c < CPU_SETSIZE && consumer_cpu < 0; c++)
-        if (c != here && CPU_ISSET(c, &allowed)) consumer_cpu = c;
+    consumer_cpu = bench_other_cpu();
     if (consumer_cpu < 0) {
         fprintf(stderr, "producer_consumer: needs two CPUs\n");
         return 1;
@@ -166,11 +139,11 @@ int main(int argc, char **argv)
                 obs[k][r] = (double)with_shim(iterations, pw, periods[k], &obs_p[k][r]);
             }
         }
-        double b = median(base, rounds);
+        double b = bench_median(base, rounds);
         printf("p_wait %4ld (%.0f cycles per write alone):\n", pw, b / (double)iterations);
         for (int k = 0; k < 3; k++) {
-            double bs = median(bare[k], rounds) / b, bp = median(bare_p[k], rounds);
-            double os = median(obs[k], rounds) / b, op = median(obs_p[k], rounds);
+            double bs = bench_median(bare[k], rounds) / b, bp = bench_median(bare_p[k], rounds);
+            double os = bench_median(obs[k], rounds) / b, op = bench_median(obs_p[k], rounds);
             printf("  bare reader, c_wait %4ld: period %7.0f, producer %+6.1f%%   |   shim, "
                    "SHIM_PERIOD=%-6llu: period %7.0f, producer %+6.1f%%\n",
                    c_waits[k], bp, 100 * (bs - 1), (unsigned long long)periods[k], op,

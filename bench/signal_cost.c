@@ -14,6 +14,8 @@
  */
 #include <shim.h>
 
+#include "bench.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +60,6 @@ static __attribute__((noinline)) uint64_t with_count(long n)
     return __rdtsc() - t;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Per-iteration cycles of the three loops, median over interleaved rounds. */
 static void measure(int rounds, long n, double out[3])
 {
@@ -80,23 +70,18 @@ static void measure(int rounds, long n, double out[3])
         v[2][r] = (double)with_count(n) / (double)n;
     }
     for (int k = 0; k < 3; k++)
-        out[k] = median(v[k], rounds);
+        out[k] = bench_median(v[k], rounds);
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = 9;
-    long n = 20000000;
-    const char *csv = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--rounds"))
-            rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--iterations"))
-            n = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--csv"))
-            csv = argv[i + 1];
-    }
-    if (rounds < 1 || rounds > 64 || n < 1000) {
+    static const char *const names[] = {"rounds", "iterations", "csv", NULL};
+    const char *v[] = {"9", "20000000", NULL};
+    int bad = bench_options(argc, argv, names, v);
+    int rounds = atoi(v[0]);
+    long n = atol(v[1]);
+    const char *csv = v[2];
+    if (bad || rounds < 1 || rounds > 64 || n < 1000) {
         fprintf(stderr, "usage: %s [--rounds 1-64] [--iterations N>=1000] [--csv FILE]\n", argv[0]);
         return 2;
     }
