@@ -42,4 +42,16 @@ int report_print(const struct profile *p, int csv, long top);
 extern const char plot_usage[];
 int plot_main(int argc, char **argv);
 
+/* html.c */
+extern const char html_usage[];
+int html_main(int argc, char **argv);
+
+/* compare.c */
+extern const char compare_usage[];
+int compare_main(int argc, char **argv);
+
+/* merge.c */
+extern const char merge_usage[];
+int merge_main(int argc, char **argv);
+
 #endif /* SHIMVIEW_COMMANDS_H */

@@ -34,6 +34,12 @@ static const char help_usage[] = "usage: shimview help [COMMAND]\n"
 static const struct command commands[] = {
     {"report", "print a profile's per-tag samples, shares and rates", report_usage, report_main},
     {"plot", "draw rate distributions and sampling quality as SVG files", plot_usage, plot_main},
+    {"html", "write the report and the figures as one self-contained HTML page", html_usage,
+     html_main},
+    {"compare", "compare two profiles tag by tag, with intervals on the differences", compare_usage,
+     compare_main},
+    {"merge", "per-tag means over runs of one configuration, with intervals", merge_usage,
+     merge_main},
     {"help", "print the usage of shimview or of one command", help_usage, help_main},
 };
 

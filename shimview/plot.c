@@ -16,7 +16,8 @@
  *
  * This file holds what the figures share: the options, the choice of rate and of the
  * top tags with their display names, and the writing of each file, which is removed
- * again when it could not be written whole.
+ * again when it could not be written whole. `shimview html` uses the same context and
+ * the same writer for its page, which holds the figures inline (html.c).
  */
 #include "commands.h"
 #include "plot.h"
@@ -50,28 +51,18 @@ const char plot_usage[] =
     "  -o, --output DIR the directory to write into (default: the current directory)\n"
     "  -h, --help       print this help\n";
 
-struct plot_options {
-    const char *rate;
-    long top;
-    const char *dir; /* NULL: the current directory */
-    const char *file;
-};
-
 /* ---- names ---- */
 
-/* The file name without its directory; "stdin" for standard input. */
-static const char *source_name(const char *file)
+const char *plot_source_name(const char *file)
 {
     if (strcmp(file, "-") == 0) return "stdin";
     const char *slash = strrchr(file, '/');
     return slash && slash[1] ? slash + 1 : file;
 }
 
-/* The stem output files are named after: the file name without ".json" (or whatever
- * extension it has), "profile" if nothing is left. */
-static void file_stem(const char *file, char *buf, size_t len)
+void plot_file_stem(const char *file, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", source_name(file));
+    snprintf(buf, len, "%s", plot_source_name(file));
     char *dot = strrchr(buf, '.');
     if (dot && dot != buf) *dot = '\0';
     if (!buf[0] || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0) snprintf(buf, len, "profile");
@@ -89,7 +80,14 @@ static int find_rate(const struct profile *p, const char *name, size_t *out)
     return -1;
 }
 
-static int unknown_rate(const struct profile *p, const char *name)
+size_t plot_default_rate(const struct profile *p)
+{
+    size_t r = 0;
+    find_rate(p, NULL, &r);
+    return r;
+}
+
+static int unknown_rate(const struct profile *p, const char *name, const char *cmd)
 {
     char *list = NULL;
     size_t len = 0;
@@ -100,10 +98,10 @@ static int unknown_rate(const struct profile *p, const char *name)
         fclose(f);
     }
     if (p->nrates == 0)
-        usage_error("plot", "no rate '%s' in %s: it has no rates (no counters were read)", name,
+        usage_error(cmd, "no rate '%s' in %s: it has no rates (no counters were read)", name,
                     p->file);
     else
-        usage_error("plot", "no rate '%s' in %s (rates: %s)", name, p->file, list ? list : "?");
+        usage_error(cmd, "no rate '%s' in %s (rates: %s)", name, p->file, list ? list : "?");
     free(list);
     return EXIT_USAGE_ERROR;
 }
@@ -122,7 +120,53 @@ static struct named_tag *top_tags(const struct profile *p, long top, size_t *n)
     return t;
 }
 
+int plot_ctx_init(struct plot_ctx *c, const struct profile *p, const char *file, const char *rate,
+                  long top, const char *cmd)
+{
+    *c = (struct plot_ctx){.p = p, .source = plot_source_name(file), .kind = SVG_DOCUMENT};
+    if (rate && find_rate(p, rate, &c->rate) != 0) return unknown_rate(p, rate, cmd);
+    if (!rate) c->rate = plot_default_rate(p);
+    c->top = top_tags(p, top, &c->ntop);
+    if (!c->top) {
+        fprintf(stderr, "shimview: %s: out of memory\n", p->file);
+        return EXIT_FILE_ERROR;
+    }
+    return 0;
+}
+
+void plot_ctx_free(struct plot_ctx *c)
+{
+    named_tags_free(c->top, c->ntop);
+    c->top = NULL;
+    c->ntop = 0;
+}
+
 /* ---- writing ---- */
+
+int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
+                    const struct plot_ctx *c)
+{
+    int to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
+        return EXIT_FILE_ERROR;
+    }
+    int rc = draw(f, c);
+    int err = ferror(f) ? errno : 0;
+    if (!to_stdout && fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (rc != 0 || err) {
+        const char *name = to_stdout ? "standard output" : path;
+        if (rc != 0)
+            fprintf(stderr, "shimview: %s: out of memory while drawing\n", name);
+        else
+            fprintf(stderr, "shimview: %s: %s\n", name, strerror(err ? err : EIO));
+        if (!to_stdout) remove(path);
+        return EXIT_FILE_ERROR;
+    }
+    if (!to_stdout) printf("%s\n", path);
+    return 0;
+}
 
 /* Write one figure to DIR/STEM-SUFFIX.svg and print its path; 0, or EXIT_FILE_ERROR with
  * a message (and no file left behind). */
@@ -130,65 +174,40 @@ static int write_figure(const struct plot_options *o, const char *stem, const ch
                         int (*draw)(FILE *, const struct plot_ctx *), const struct plot_ctx *c)
 {
     char *path = NULL;
-    int n = o->dir ? asprintf(&path, "%s/%s-%s.svg", o->dir, stem, suffix)
-                   : asprintf(&path, "%s-%s.svg", stem, suffix);
+    int n = o->output ? asprintf(&path, "%s/%s-%s.svg", o->output, stem, suffix)
+                      : asprintf(&path, "%s-%s.svg", stem, suffix);
     if (n < 0) {
         fprintf(stderr, "shimview: out of memory\n");
         return EXIT_FILE_ERROR;
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
-        free(path);
-        return EXIT_FILE_ERROR;
-    }
-    int rc = draw(f, c);
-    int err = ferror(f) ? errno : 0;
-    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (rc != 0 || err) {
-        if (rc != 0)
-            fprintf(stderr, "shimview: %s: out of memory while drawing\n", path);
-        else
-            fprintf(stderr, "shimview: %s: %s\n", path, strerror(err ? err : EIO));
-        remove(path);
-        free(path);
-        return EXIT_FILE_ERROR;
-    }
-    printf("%s\n", path);
+    int rc = plot_write_file(path, draw, c);
     free(path);
-    return 0;
+    return rc;
 }
 
-static int plot_profile(const struct profile *p, const struct plot_options *o)
+static int plot_files(const struct plot_options *o, struct plot_ctx *c)
 {
-    struct plot_ctx c = {.p = p, .source = source_name(o->file)};
+    const struct profile *p = c->p;
     char stem[256];
-    file_stem(o->file, stem, sizeof stem);
-    if (o->rate && find_rate(p, o->rate, &c.rate) != 0) return unknown_rate(p, o->rate);
-    if (!o->rate && find_rate(p, NULL, &c.rate) != 0) c.rate = 0;
-    c.top = top_tags(p, o->top, &c.ntop);
-    if (!c.top) {
-        fprintf(stderr, "shimview: %s: out of memory\n", p->file);
-        return EXIT_FILE_ERROR;
-    }
     int rc = 0;
+    plot_file_stem(o->file, stem, sizeof stem);
     if (p->nrates > 0) {
-        rc = write_figure(o, stem, "hist", plot_hist_write, &c);
-        if (rc == 0) rc = write_figure(o, stem, "cdf", plot_cdf_write, &c);
+        rc = write_figure(o, stem, "hist", plot_hist_write, c);
+        if (rc == 0) rc = write_figure(o, stem, "cdf", plot_cdf_write, c);
     }
-    if (rc == 0) rc = write_figure(o, stem, "sampling", plot_sampling_write, &c);
+    if (rc == 0) rc = write_figure(o, stem, "sampling", plot_sampling_write, c);
     if (rc == 0 && p->nrates == 0)
         fprintf(stderr,
                 "shimview plot: %s has no rates (no counters were read): skipped %s-hist.svg "
                 "and %s-cdf.svg\n",
                 p->file, stem, stem);
-    named_tags_free(c.top, c.ntop);
     return rc;
 }
 
 /* ---- the command ---- */
 
-static int parse_options(int argc, char **argv, struct plot_options *o)
+static int parse_options(int argc, char **argv, const char *cmd, const char *usage,
+                         const char *output, struct plot_options *o)
 {
     static const struct option options[] = {
         {"rate", required_argument, NULL, 'r'},
@@ -202,42 +221,53 @@ static int parse_options(int argc, char **argv, struct plot_options *o)
     while ((opt = getopt_long(argc, argv, ":r:n:o:h", options, NULL)) != -1) {
         switch (opt) {
         case 'r':
-            if (!optarg[0]) return usage_error("plot", "--rate needs a rate name");
+            if (!optarg[0]) return usage_error(cmd, "--rate needs a rate name");
             o->rate = optarg;
             break;
         case 'n':
-            if (parse_count_option("plot", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
-            if (o->top == 0) return usage_error("plot", "--top must be at least 1");
+            if (parse_count_option(cmd, "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
+            if (o->top == 0) return usage_error(cmd, "--top must be at least 1");
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("plot", "-o needs a directory");
-            o->dir = optarg;
+            if (!optarg[0]) return usage_error(cmd, "-o needs %s", output);
+            o->output = optarg;
             break;
         case 'h':
-            fputs(plot_usage, stdout);
+            fputs(usage, stdout);
             return -1;
         default:
-            return option_error("plot", opt, argv);
+            return option_error(cmd, opt, argv);
         }
     }
-    if (optind >= argc) return usage_error("plot", "missing the profile FILE");
-    if (optind + 1 < argc) return usage_error("plot", "expects one FILE, got %d", argc - optind);
+    if (optind >= argc) return usage_error(cmd, "missing the profile FILE");
+    if (optind + 1 < argc) return usage_error(cmd, "expects one FILE, got %d", argc - optind);
     o->file = argv[optind];
     return 0;
 }
 
-int plot_main(int argc, char **argv)
+int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
+                 int (*run)(const struct plot_options *o, struct plot_ctx *c))
 {
     struct plot_options o = {.top = DEFAULT_TOP};
     char err[512];
-    int rc = parse_options(argc, argv, &o);
+    int rc = parse_options(argc, argv, cmd, usage, output, &o);
     if (rc) return rc < 0 ? 0 : rc;
     struct profile *p = profile_load(o.file, err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     }
-    rc = plot_profile(p, &o);
+    struct plot_ctx c;
+    rc = plot_ctx_init(&c, p, o.file, o.rate, o.top, cmd);
+    if (rc == 0) {
+        rc = run(&o, &c);
+        plot_ctx_free(&c);
+    }
     profile_free(p);
     return rc;
+}
+
+int plot_main(int argc, char **argv)
+{
+    return plot_command(argc, argv, "plot", plot_usage, "a directory", plot_files);
 }

@@ -51,8 +51,56 @@ struct plot_ctx {
     const char *source; /* the profile's file name without its directory */
     size_t rate;        /* index into p->rates (when p->nrates > 0) */
     struct named_tag *top;
-    size_t ntop; /* the top N tags by samples */
+    size_t ntop;        /* the top N tags by samples */
+    enum svg_kind kind; /* SVG_INLINE when the figures go into an HTML page */
+    /* A second profile drawn over the first (`shimview compare`), or NULL: its file name,
+     * the index of the same rate in it, and for each top tag its entry there (an entry
+     * without samples where it has none). The rate figures then draw each tag's two
+     * histograms in one panel and the two profiles' distributions in one plot, in the
+     * colours plot_profile_color() gives, with a key naming the files; both profiles'
+     * histograms count towards the x range. */
+    const struct profile *p2;
+    const char *source2;
+    size_t rate2;
+    const struct profile_tag **top2;
 };
+
+/* Fill c for profile p, loaded from `file`, with the rate named `rate` (NULL: the default
+ * rate) and the top `top` tags by samples, named. 0; or EXIT_USAGE_ERROR after a message
+ * for command cmd (no such rate, naming the rates there are); or EXIT_FILE_ERROR after a
+ * message (memory ran out). c->kind is SVG_DOCUMENT. */
+int plot_ctx_init(struct plot_ctx *c, const struct profile *p, const char *file, const char *rate,
+                  long top, const char *cmd);
+void plot_ctx_free(struct plot_ctx *c);
+
+/* The rate drawn when none is asked for: ipc when the profile has it, else its first. */
+size_t plot_default_rate(const struct profile *p);
+
+/* The file name without its directory; "stdin" for "-". */
+const char *plot_source_name(const char *file);
+/* The stem output files are named after: the file name without ".json" (or whatever
+ * extension it has), "profile" if nothing is left. */
+void plot_file_stem(const char *file, char *buf, size_t len);
+
+/* The command line `plot` and `html` share: [--rate NAME] [--top N] [-o OUT] FILE. */
+struct plot_options {
+    const char *rate;   /* NULL: the default rate */
+    long top;           /* default 4 */
+    const char *output; /* -o: plot's directory, html's page; NULL: the command's default */
+    const char *file;
+};
+
+/* Command cmd: parse (argc, argv) as plot_options (usage: the --help text; output: what
+ * -o names, "a directory", for messages), load the profile, set up the figures' context
+ * and call run, which returns the exit status. The exit status (commands.h). */
+int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
+                 int (*run)(const struct plot_options *o, struct plot_ctx *c));
+
+/* Write path whole with draw(f, c) and print the path; "-" writes to standard output
+ * (and prints nothing else). 0, or EXIT_FILE_ERROR with a message, leaving no partial
+ * file behind. */
+int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
+                    const struct plot_ctx *c);
 
 /* A map from data values [d0, d1] to pixels [r0, r1], linear or log10. */
 struct plot_scale {
@@ -124,13 +172,21 @@ int plot_sampling_write(FILE *f, const struct plot_ctx *c);
 
 /* Shared by the two rate figures. */
 
+/* Rate c->rate of top tag i in profile j (0: c->p, 1: c->p2). */
+const struct profile_rate_stats *plot_top_rate(const struct plot_ctx *c, size_t i, size_t j);
+/* The colour of profile j (0 or 1) when two are drawn. */
+const char *plot_profile_color(size_t j);
+/* The key of a figure of two profiles, one line at y: a swatch, "A" or "B" and the file
+ * name for each. */
+void plot_profiles_key(struct svg *s, const struct plot_ctx *c, double y);
+
 /* The rate's axis label, "items per 1000 cycles", in buf. */
 const char *plot_rate_label(const struct plot_ctx *c, char *buf, size_t len);
 /* Edges of bucket i of a linear histogram. */
 double plot_lin_edge(const struct profile_linhist *h, double i);
 /* The data range of the non-empty buckets of the top tags' histograms (all: every tag and
- * `other`), widened to round ticks and kept within the histograms' span. 0, or -1 if
- * nothing was recorded in range. */
+ * `other`), of both profiles when there are two, widened to round ticks and kept within
+ * the histograms' span. 0, or -1 if nothing was recorded in range. */
 int plot_rate_range(const struct plot_ctx *c, int all, double *lo, double *hi);
 
 #endif /* SHIMVIEW_PLOT_H */

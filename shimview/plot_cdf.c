@@ -12,6 +12,12 @@
  * still count in the denominator: the curve starts at the share below the span and ends
  * at 100% minus the share above it, and the legend says so. NaN rates are left out of
  * the denominator, as the histogram figure leaves them out of its bars.
+ *
+ * Given a second profile (`shimview compare`), the figure holds the two whole-profile
+ * curves instead, each in its profile's colour and named after its file: a shift of the
+ * whole distribution (a lower clock, a prefetcher turned off) shows as one curve to the
+ * side of the other. Per-tag curves of two profiles would be too many lines to read; the
+ * histogram figure compares tags.
  */
 #include "plot.h"
 
@@ -21,6 +27,8 @@
 #include <string.h>
 
 #define CDF_HEIGHT_MIN 360.0
+#define CDF_WHOLE      2.6 /* px: the line of a whole profile's curve */
+#define CDF_TAG        1.6 /* px: of a tag's */
 
 /* One bucket of one histogram: [lo, hi) holding count samples. */
 struct segment {
@@ -156,40 +164,67 @@ static double curve_legend(struct svg *s, double y, const char *color, double wi
     return y + PLOT_LEGEND_LINE + 6;
 }
 
-/* Circles on the whole-profile curve at its 10th, 50th and 90th percentiles. */
+/* Circles on a whole-profile curve at its 10th, 50th and 90th percentiles. */
 static void quantile_marks(struct svg *s, const struct merged *m, const struct plot_scale *xs,
-                           const struct plot_scale *ys)
+                           const struct plot_scale *ys, const char *stroke)
 {
     static const double qs[] = {0.1, 0.5, 0.9};
     for (size_t i = 0; i < 3; i++) {
         double v = merged_quantile(m, qs[i]);
         if (!isfinite(v) || v < xs->d0 || v > xs->d1) continue;
-        svg_circle(s, plot_map(xs, v), plot_map(ys, 100 * qs[i]), 4, "#ffffff", "#222222");
+        svg_circle(s, plot_map(xs, v), plot_map(ys, 100 * qs[i]), 4, "#ffffff", stroke);
     }
 }
 
-static int merge_tag(struct merged *m, const struct profile_tag *t, size_t rate)
+static int merge_tag(struct merged *m, const struct profile_rate_stats *rs)
 {
     size_t cap = 0;
     memset(m, 0, sizeof *m);
-    if (merge_add(m, &cap, &t->rates[rate].hist)) return -1;
+    if (merge_add(m, &cap, &rs->hist)) return -1;
     merge_finish(m);
     return 0;
 }
 
-static int merge_all(struct merged *m, const struct plot_ctx *c)
+static int merge_all(struct merged *m, const struct profile *p, size_t rate)
 {
     size_t cap = 0;
     memset(m, 0, sizeof *m);
-    for (size_t i = 0; i < c->p->ntags; i++)
-        if (merge_add(m, &cap, &c->p->tags[i].rates[c->rate].hist)) return -1;
-    if (merge_add(m, &cap, &c->p->other.rates[c->rate].hist)) return -1;
+    for (size_t i = 0; i < p->ntags; i++)
+        if (merge_add(m, &cap, &p->tags[i].rates[rate].hist)) return -1;
+    if (merge_add(m, &cap, &p->other.rates[rate].hist)) return -1;
     merge_finish(m);
     return 0;
 }
 
-static void draw_figure(struct svg *s, const struct plot_ctx *c, const struct merged *all,
-                        const struct merged *per_tag, double lo, double hi, double y, double h)
+/* One curve of the figure. The whole-profile curves are `whole`: drawn thick, with their
+ * percentiles marked and what lies outside the span noted. */
+struct curve {
+    const struct merged *m;
+    const char *color, *name;
+    const char *who; /* "A ", "B ": which profile a note speaks of; "" for one profile */
+    int whole;
+};
+
+/* The note on what a whole curve cannot place on the axis; the next baseline. */
+static double span_note(struct svg *s, const struct curve *cv, double ly)
+{
+    const struct merged *m = cv->m;
+    char under[32], over[32];
+    double t = (double)m->total;
+    if (!m->under && !m->over) return ly;
+    plot_legend_text(s, PLOT_LEGEND_X, ly, PLOT_TEXT_GREY, 0, "%snot on the axis (outside the",
+                     cv->who);
+    ly += PLOT_LEGEND_LINE;
+    plot_legend_text(s, PLOT_LEGEND_X, ly, PLOT_TEXT_GREY, 0,
+                     "span): %s below %g, %s \xe2\x89\xa5 %g",
+                     plot_fmt_share(100.0 * (double)m->under / t, under, sizeof under), m->span_lo,
+                     plot_fmt_share(100.0 * (double)m->over / t, over, sizeof over), m->span_hi);
+    return ly + PLOT_LEGEND_LINE;
+}
+
+/* The curves (the first drawn on top) and their legend. */
+static void draw_figure(struct svg *s, const struct plot_ctx *c, const struct curve *cv, size_t n,
+                        double lo, double hi, double y, double h)
 {
     char label[256], xlabel[320];
     plot_rate_label(c, label, sizeof label);
@@ -199,79 +234,113 @@ static void draw_figure(struct svg *s, const struct plot_ctx *c, const struct me
     struct plot_ticks xt, yt;
     plot_ticks_linear_fit(&xt, lo, hi, PLOT_AREA_WIDTH - 2 * PLOT_INSET);
     plot_ticks_linear(&yt, 0, 100, 5);
-    snprintf(xlabel, sizeof xlabel, "%s (linear within buckets of %g)", label, all->width);
-    svg_group_begin(s, "panel", "panel-1", "cumulative distribution");
+    snprintf(xlabel, sizeof xlabel, "%s (linear within buckets of %g)", label, cv[0].m->width);
+    svg_group_begin(s, "panel", "cdf-panel", "cumulative distribution");
     plot_axis_y(s, &ys, &yt, PLOT_LEFT, PLOT_AREA_WIDTH, "%");
     plot_axis_x(s, &xs, &xt, y, h, 1, xlabel);
     plot_label_y(s, y, y + h, "cumulative % of kept samples");
-    for (size_t i = c->ntop; i-- > 0;)
-        draw_curve(s, &per_tag[i], &xs, &ys, plot_color(i), 1.6);
-    draw_curve(s, all, &xs, &ys, "#111111", 2.6);
-    quantile_marks(s, all, &xs, &ys);
+    for (size_t i = n; i-- > 0;)
+        draw_curve(s, cv[i].m, &xs, &ys, cv[i].color, cv[i].whole ? CDF_WHOLE : CDF_TAG);
+    size_t nwhole = 0;
+    for (size_t i = 0; i < n; i++)
+        nwhole += (size_t)cv[i].whole;
+    for (size_t i = n; i-- > 0;) /* one profile: dark marks; two: each in its colour */
+        if (cv[i].whole) quantile_marks(s, cv[i].m, &xs, &ys, nwhole > 1 ? cv[i].color : "#222222");
     plot_frame(s, PLOT_LEFT, y, PLOT_AREA_WIDTH, h);
 
     double ly = y + 12;
-    ly = curve_legend(s, ly, "#111111", 2.6, "all tags", all);
-    svg_circle(s, PLOT_LEGEND_X + 8, ly - 4, 4, "#ffffff", "#222222");
-    plot_legend_text(s, PLOT_LEGEND_X + 22, ly, PLOT_TEXT_GREY, 0, "p10, median, p90 of all");
-    ly += PLOT_LEGEND_LINE + 8;
-    for (size_t i = 0; i < c->ntop; i++)
-        ly = curve_legend(s, ly, plot_color(i), 1.6, c->top[i].name, &per_tag[i]);
-    if (all->under || all->over) {
-        char under[32], over[32];
-        double t = (double)all->total;
-        plot_legend_text(s, PLOT_LEGEND_X, ly, PLOT_TEXT_GREY, 0, "not on the axis (outside the");
-        ly += PLOT_LEGEND_LINE;
-        plot_legend_text(
-            s, PLOT_LEGEND_X, ly, PLOT_TEXT_GREY, 0, "span): %s below %g, %s \xe2\x89\xa5 %g",
-            plot_fmt_share(100.0 * (double)all->under / t, under, sizeof under), all->span_lo,
-            plot_fmt_share(100.0 * (double)all->over / t, over, sizeof over), all->span_hi);
+    for (size_t i = 0; i < n; i++) {
+        ly = curve_legend(s, ly, cv[i].color, cv[i].whole ? CDF_WHOLE : CDF_TAG, cv[i].name,
+                          cv[i].m);
+        if (cv[i].whole && (i + 1 == n || !cv[i + 1].whole)) { /* after the last whole one */
+            svg_circle(s, PLOT_LEGEND_X + 8, ly - 4, 4, "#ffffff", "#222222");
+            plot_legend_text(s, PLOT_LEGEND_X + 22, ly, PLOT_TEXT_GREY, 0,
+                             nwhole > 1 ? "p10, median, p90 of each" : "p10, median, p90 of all");
+            ly += PLOT_LEGEND_LINE + 8;
+        }
     }
+    for (size_t i = 0; i < n; i++)
+        if (cv[i].whole) ly = span_note(s, &cv[i], ly);
     svg_group_end(s);
 }
 
-/* The plot's height: at least CDF_HEIGHT_MIN, more when the legend needs it. */
-static double cdf_height(const struct plot_ctx *c)
+/* The plot's height: at least CDF_HEIGHT_MIN, more when the legend needs it (each curve's
+ * three lines, the percentile marks' line, and two lines of notes per whole curve). */
+static double cdf_height(size_t ncurves, size_t nwhole)
 {
-    double legend = 4 * PLOT_LEGEND_LINE + 20 + (double)c->ntop * (3 * PLOT_LEGEND_LINE + 6) +
-                    3 * PLOT_LEGEND_LINE;
+    double legend = 7 * PLOT_LEGEND_LINE + 20 + (double)(ncurves - 1) * (3 * PLOT_LEGEND_LINE + 6) +
+                    (double)(nwhole - 1) * 2 * PLOT_LEGEND_LINE;
     return fmax(CDF_HEIGHT_MIN, legend);
+}
+
+/* The title and subtitle: of one profile, or of two. */
+static void cdf_titles(const struct plot_ctx *c, const struct merged *all, const char *label,
+                       char *title, size_t tlen, char *sub, size_t slen)
+{
+    char a[32], b[32];
+    const struct profile *p = c->p;
+    if (!c->p2) {
+        snprintf(title, tlen, "Cumulative distribution of %s", label);
+        snprintf(sub, slen,
+                 "%s \xc2\xb7 %s \xc2\xb7 %s kept samples of %zu tags%s, merged from the "
+                 "per-tag histograms",
+                 c->source, p->program.name, fmt_count(all[0].total, a, sizeof a), p->ntags,
+                 p->other.samples ? " and other" : "");
+        return;
+    }
+    snprintf(title, tlen, "Cumulative distribution of %s: A and B", label);
+    snprintf(sub, slen,
+             "%s \xc2\xb7 kept samples of every tag: A %s, B %s, merged from the per-tag "
+             "histograms",
+             p->program.name, fmt_count(all[0].total, a, sizeof a),
+             fmt_count(all[1].total, b, sizeof b));
 }
 
 int plot_cdf_write(FILE *f, const struct plot_ctx *c)
 {
     const struct profile *p = c->p;
-    struct merged all;
-    struct merged *per_tag = calloc(c->ntop ? c->ntop : 1, sizeof *per_tag);
-    int rc = per_tag ? merge_all(&all, c) : -1;
-    for (size_t i = 0; rc == 0 && i < c->ntop; i++)
-        rc = merge_tag(&per_tag[i], c->top[i].tag, c->rate);
+    size_t nsides = c->p2 ? 2 : 1, ntags = nsides > 1 ? 0 : c->ntop;
+    struct merged all[2] = {{0}};
+    struct merged *per_tag = calloc(ntags ? ntags : 1, sizeof *per_tag);
+    struct curve *cv = calloc(nsides + ntags, sizeof *cv);
+    char names[2][320];
+    int rc = per_tag && cv ? 0 : -1;
+    for (size_t j = 0; rc == 0 && j < nsides; j++) {
+        rc = merge_all(&all[j], j ? c->p2 : p, j ? c->rate2 : c->rate);
+        if (nsides > 1)
+            snprintf(names[j], sizeof names[j], "%s  %s", j ? "B" : "A",
+                     j ? c->source2 : c->source);
+        else
+            snprintf(names[j], sizeof names[j], "all tags");
+        if (cv)
+            cv[j] = (struct curve){&all[j], nsides > 1 ? plot_profile_color(j) : "#111111",
+                                   names[j], nsides > 1 ? (j ? "B " : "A ") : "", 1};
+    }
+    for (size_t i = 0; rc == 0 && i < ntags; i++) {
+        rc = merge_tag(&per_tag[i], plot_top_rate(c, i, 0));
+        cv[nsides + i] = (struct curve){&per_tag[i], plot_color(i), c->top[i].name, "", 0};
+    }
     if (rc == 0) {
         double lo = 0, hi = 1;
         if (plot_rate_range(c, 1, &lo, &hi) != 0 && p->ntags > 0) {
             lo = p->tags[0].rates[c->rate].hist.lo;
             hi = p->tags[0].rates[c->rate].hist.hi;
         }
-        double h = cdf_height(c), y = PLOT_TOP + 10;
-        char label[256], title[320], sub[512], a[32];
+        double h = cdf_height(nsides + ntags, nsides), y = PLOT_TOP + 10;
+        char label[256], title[320], sub[512];
         plot_rate_label(c, label, sizeof label);
-        snprintf(title, sizeof title, "Cumulative distribution of %s", label);
-        snprintf(sub, sizeof sub,
-                 "%s \xc2\xb7 %s \xc2\xb7 %s kept samples of %zu tags%s, merged from the "
-                 "per-tag histograms",
-                 c->source, p->program.name, fmt_count(all.total, a, sizeof a), p->ntags,
-                 p->other.samples ? " and other" : "");
+        cdf_titles(c, all, label, title, sizeof title, sub, sizeof sub);
         struct svg s;
-        svg_begin(&s, f, PLOT_WIDTH, y + h + PLOT_X_AXIS_SPACE + 12, title);
+        svg_begin(&s, f, c->kind, PLOT_WIDTH, y + h + PLOT_X_AXIS_SPACE + 12, title);
         plot_title(&s, title, sub);
-        draw_figure(&s, c, &all, per_tag, lo, hi, y, h);
+        draw_figure(&s, c, cv, nsides + ntags, lo, hi, y, h);
         svg_end(&s);
     }
-    if (per_tag) {
-        free(all.seg);
-        for (size_t i = 0; i < c->ntop; i++)
-            free(per_tag[i].seg);
-    }
+    for (size_t j = 0; j < nsides; j++)
+        free(all[j].seg);
+    for (size_t i = 0; per_tag && i < ntags; i++)
+        free(per_tag[i].seg);
     free(per_tag);
+    free(cv);
     return rc;
 }

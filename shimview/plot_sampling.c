@@ -374,7 +374,7 @@ int plot_sampling_write(FILE *f, const struct plot_ctx *c)
     double ya = PLOT_TOP + PANEL_HEADING;
     double yb = ya + PANEL_HEIGHT + PLOT_X_AXIS_SPACE + PANEL_HEADING + 8;
     struct svg s;
-    svg_begin(&s, f, PLOT_WIDTH, yb + PANEL_HEIGHT + PLOT_X_AXIS_SPACE + 12, title);
+    svg_begin(&s, f, c->kind, PLOT_WIDTH, yb + PANEL_HEIGHT + PLOT_X_AXIS_SPACE + 12, title);
     plot_title(&s, title, sub);
     int rc = panel_periods(&s, c, ya);
     if (rc == 0) rc = panel_cpc(&s, c, yb);

@@ -13,9 +13,19 @@
  * and CSV for programs (every row unless --top is given, slots and values in separate
  * columns, fractions rather than percentages, full precision). Building a table first
  * and printing it once keeps column widths right without a second pass over the data.
+ * On a terminal each row also gets a sparkline of its rate histogram (sparkline.c).
+ *
+ * The text report's parts are also written as HTML (report.h), for `shimview html`:
+ * the same facts and the same table, so a page and a terminal never disagree. The
+ * "label  text" lines become rows of a two-column table there, and the tables are
+ * printed by table_print_html().
  */
 #include "commands.h"
+#include "markup.h"
+#include "plot.h"
 #include "profile.h"
+#include "report.h"
+#include "sparkline.h"
 #include "stats.h"
 #include "table.h"
 #include "tags.h"
@@ -27,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_TOP    20
 #define NAME_MAX_WIDTH 48
@@ -38,7 +49,8 @@
 #define CSV_RATE_COLS  5
 
 const char report_usage[] =
-    "usage: shimview report [--csv] [--top N | --all] (FILE | -)\n"
+    "usage: shimview report [--csv[=TABLE]] [--top N | --all] [--[no-]sparklines]\n"
+    "                       (FILE | -)\n"
     "\n"
     "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
     "(share of samples, share of TSC cycles, and for each rate its value over the kept\n"
@@ -47,18 +59,34 @@ const char report_usage[] =
     "has the mean of the per-period rates. '-' reads the profile from standard input;\n"
     "a file larger than 1 GiB is refused.\n"
     "\n"
-    "  -n, --top N   show the N rows with most samples (default 20)\n"
-    "  -a, --all     show every row\n"
-    "      --csv     print only the table, as CSV with a header row; every row unless\n"
-    "                --top is given (columns: shimview/README.md)\n"
-    "  -h, --help    print this help\n";
+    "  -n, --top N         show the N rows with most samples (default 20)\n"
+    "  -a, --all           show every row\n"
+    "      --csv[=TABLE]   print only one table, as CSV with a header row: 'tags' (the\n"
+    "                      default: every row unless --top is given) or 'period' (the\n"
+    "                      sample period summary); columns: shimview/README.md\n"
+    "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
+    "                      characters (ASCII when the locale is not UTF-8); the default\n"
+    "                      when standard output is a terminal\n"
+    "      --no-sparklines leave that column out, even on a terminal\n"
+    "  -h, --help          print this help\n";
+
+enum csv_table { CSV_NONE, CSV_TAGS, CSV_PERIOD };
 
 struct report_options {
-    int csv;
+    enum csv_table csv;
     int top_given;
     int all;
     long top;
+    int sparklines; /* -1: when standard output is a terminal */
     const char *file;
+};
+
+/* Where the report's parts go. In HTML, consecutive fact lines form one table: a line
+ * with a label opens a row, a line without one continues the row's text. */
+struct report_out {
+    FILE *f;
+    enum report_format fmt;
+    int in_facts, in_row; /* HTML: a facts table, a row of it, is open */
 };
 
 /* ---- formatting helpers ---- */
@@ -115,38 +143,94 @@ static const char *fmt_bytes(uint64_t v, char *buf, size_t len)
     return buf;
 }
 
-/* Print one header line: a label column, then the text with control characters made
- * visible (profile strings are data, not terminal commands). */
-static void header_line(const char *label, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Write one fact: in text a label column, then the text with control characters made
+ * visible (profile strings are data, not terminal commands); in HTML a row of the facts
+ * table, or a line of the current row when label is empty, the text escaped. */
+static void fact(struct report_out *o, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void header_line(const char *label, const char *fmt, ...)
+static void fact(struct report_out *o, const char *label, const char *fmt, ...)
 {
     char *text = NULL;
     va_list ap;
     va_start(ap, fmt);
     int n = vasprintf(&text, fmt, ap);
     va_end(ap);
-    printf("%-12s", label);
-    for (int i = 0; i < n; i++)
-        putchar(((unsigned char)text[i] < 0x20 || text[i] == 0x7f) ? '?' : text[i]);
-    putchar('\n');
+    if (n < 0) return; /* out of memory: the line is lost, the report goes on */
+    if (o->fmt == REPORT_TEXT) {
+        fprintf(o->f, "%-12s", label);
+        for (int i = 0; i < n; i++)
+            fputc(((unsigned char)text[i] < 0x20 || text[i] == 0x7f) ? '?' : text[i], o->f);
+        fputc('\n', o->f);
+    } else {
+        if (!o->in_facts) fputs("<table class=\"facts\">\n", o->f);
+        o->in_facts = 1;
+        if (o->in_row && !label[0]) {
+            fputs("<br>", o->f);
+        } else {
+            fputs(o->in_row ? "</td></tr>\n<tr><th>" : "<tr><th>", o->f);
+            markup_escape(o->f, label);
+            fputs("</th><td>", o->f);
+            o->in_row = 1;
+        }
+        markup_escape(o->f, text);
+    }
     free(text);
+}
+
+/* End the facts written so far: in HTML, close their table. */
+static void facts_end(struct report_out *o)
+{
+    if (o->fmt == REPORT_HTML && o->in_facts)
+        fputs(o->in_row ? "</td></tr>\n</table>\n" : "</table>\n", o->f);
+    o->in_facts = o->in_row = 0;
+}
+
+/* A remark under a table: a line of text, or a paragraph of HTML. */
+static void note(struct report_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct report_out *o, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    facts_end(o);
+    if (o->fmt == REPORT_TEXT) {
+        fprintf(o->f, "%s\n", text);
+        return;
+    }
+    fputs("<p class=\"note\">", o->f);
+    markup_escape(o->f, text);
+    fputs("</p>\n", o->f);
+}
+
+static int print_table(struct report_out *o, const struct table *t)
+{
+    facts_end(o);
+    return o->fmt == REPORT_TEXT ? table_print_text(t, o->f) : table_print_html(t, o->f);
 }
 
 /* ---- rows ---- */
 
-/* How many tag rows to print (`other` is always printed when it has samples): all for
- * --all, and for CSV unless --top was given; otherwise the top N. */
-static size_t rows_shown(const struct profile *p, const struct report_options *o, size_t *hidden)
+/* How many tag rows to print (`other` is always printed when it has samples): every
+ * row when top is negative, else the top N. */
+static size_t rows_shown(const struct profile *p, long top, size_t *hidden)
 {
     size_t limit = p->ntags;
-    if (!o->all && (o->top_given || !o->csv)) {
-        size_t top = o->top_given ? (size_t)o->top : DEFAULT_TOP;
-        if (top < limit) limit = top;
-    }
+    if (top >= 0 && (size_t)top < limit) limit = (size_t)top;
     *hidden = p->ntags - limit;
     return limit;
+}
+
+/* The rows --top, --all and --csv ask for: every row for --all, and for CSV unless
+ * --top was given; otherwise the top N (-1: every row). */
+static long rows_wanted(const struct report_options *o)
+{
+    if (o->all) return -1;
+    if (o->top_given) return o->top;
+    return o->csv ? -1 : DEFAULT_TOP;
 }
 
 static int distinct_threads(const struct profile *p)
@@ -158,35 +242,51 @@ static int distinct_threads(const struct profile *p)
 
 /* ---- the text report ---- */
 
-static void print_header(const struct profile *p)
+static void print_header(struct report_out *o, const struct profile *p)
 {
     const struct profile_machine *m = &p->machine;
     const struct profile_placement *pl = &p->placement;
     char a[64], b[64];
-    header_line("profile", "%s (format %" PRIu64 ", written by shim %s)", p->file, p->version,
-                p->shim_version);
-    header_line("program", "%s, pid %" PRIu64, p->program.path, p->program.pid);
-    header_line("duration", "%s (%s TSC cycles)",
-                fmt_duration((double)p->run.duration_ns, a, sizeof a),
-                fmt_count(p->run.tsc_cycles, b, sizeof b));
-    header_line("machine",
-                "%s (%s), %" PRIu64 " package%s, %" PRIu64 " core%s, %" PRIu64 " PU%s, %s",
-                m->cpu_model, m->vendor, m->packages, plural(m->packages), m->cores,
-                plural(m->cores), m->pus, plural(m->pus), m->smt ? "SMT" : "no SMT");
-    header_line("host", "%s, kernel %s", m->hostname, m->kernel);
-    header_line("TSC", "%.0f Hz = %.3f GHz (%s, %s), step %" PRIu64 " cycle%s", m->tsc_hz,
-                m->tsc_hz / 1e9, m->tsc_source, m->tsc_invariant ? "invariant" : "not invariant",
-                m->tsc_step, plural(m->tsc_step));
-    header_line("placement",
-                "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64
-                "): %s, sharing %s",
-                pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
-    putchar('\n');
+    fact(o, "profile", "%s (format %" PRIu64 ", written by shim %s)", p->file, p->version,
+         p->shim_version);
+    fact(o, "program", "%s, pid %" PRIu64, p->program.path, p->program.pid);
+    fact(o, "duration", "%s (%s TSC cycles)", fmt_duration((double)p->run.duration_ns, a, sizeof a),
+         fmt_count(p->run.tsc_cycles, b, sizeof b));
+    fact(o, "machine", "%s (%s), %" PRIu64 " package%s, %" PRIu64 " core%s, %" PRIu64 " PU%s, %s",
+         m->cpu_model, m->vendor, m->packages, plural(m->packages), m->cores, plural(m->cores),
+         m->pus, plural(m->pus), m->smt ? "SMT" : "no SMT");
+    fact(o, "host", "%s, kernel %s", m->hostname, m->kernel);
+    fact(o, "TSC", "%.0f Hz = %.3f GHz (%s, %s), step %" PRIu64 " cycle%s", m->tsc_hz,
+         m->tsc_hz / 1e9, m->tsc_source, m->tsc_invariant ? "invariant" : "not invariant",
+         m->tsc_step, plural(m->tsc_step));
+    fact(o, "placement",
+         "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64 "): %s, sharing %s",
+         pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
 }
 
-static struct table *text_table(const struct profile *p, int threads)
+/* The sparkline column: drawn or not, in which characters, of which rate, over which
+ * range (the one every row shares). */
+struct sparkline_look {
+    int on;
+    enum sparkline_style style;
+    size_t rate;
+    double lo, hi;
+};
+
+/* Sparklines of rate index `rate` (negative: none) when there is something to draw: the
+ * rate, and samples inside some tag's histogram span. */
+static struct sparkline_look sparkline_look(const struct profile *p, long rate,
+                                            enum sparkline_style style)
 {
-    size_t ncols = 4 + (size_t)threads + TEXT_RATE_COLS * p->nrates;
+    struct sparkline_look sl = {.style = style, .rate = rate >= 0 ? (size_t)rate : 0};
+    sl.on = rate >= 0 && sparkline_range(p, sl.rate, &sl.lo, &sl.hi) == 0;
+    return sl;
+}
+
+static struct table *text_table(const struct profile *p, int threads,
+                                const struct sparkline_look *sl)
+{
+    size_t ncols = 4 + (size_t)threads + TEXT_RATE_COLS * p->nrates + (sl->on ? 1 : 0);
     enum table_align *align = calloc(ncols, sizeof *align);
     if (!align) return NULL;
     for (size_t c = 0; c < ncols; c++)
@@ -195,9 +295,12 @@ static struct table *text_table(const struct profile *p, int threads)
     for (size_t r = 0; r < p->nrates; r++) {
         align[4 + threads + TEXT_RATE_COLS * r + 1] = TABLE_LEFT; /* the ± column */
     }
+    if (sl->on) align[ncols - 1] = TABLE_LEFT;
     struct table *t = table_new(ncols, align);
     free(align);
     if (!t) return NULL;
+    table_column_class(t, (size_t)threads, "name");
+    if (sl->on) table_column_class(t, ncols - 1, "spark");
     table_add_row(t);
     size_t c = 0;
     if (threads) table_set(t, c++, "thread");
@@ -210,6 +313,7 @@ static struct table *text_table(const struct profile *p, int threads)
         table_set(t, c++, "± 95%% CI");
         table_set(t, c++, "n");
     }
+    if (sl->on) table_set(t, c++, "%s histogram", p->rates[sl->rate].name);
     table_end_header(t);
     return t;
 }
@@ -225,10 +329,10 @@ static size_t utf8_prefix_bytes(const char *s, size_t width)
     return i;
 }
 
-/* A name cell, cut to NAME_MAX_WIDTH columns with "..." when longer. */
-static void set_name_cell(struct table *t, size_t col, const char *name)
+/* A name cell, cut to NAME_MAX_WIDTH columns with "..." when longer and cut is set. */
+static void set_name_cell(struct table *t, size_t col, const char *name, int cut)
 {
-    if (table_text_width(name) <= NAME_MAX_WIDTH)
+    if (!cut || table_text_width(name) <= NAME_MAX_WIDTH)
         table_set(t, col, "%s", name);
     else
         table_set(t, col, "%.*s...", (int)utf8_prefix_bytes(name, NAME_MAX_WIDTH - 3), name);
@@ -255,7 +359,7 @@ static size_t estimate_cells(struct table *t, size_t c, uint64_t n, double value
 }
 
 static void text_row(struct table *t, const struct profile *p, const struct named_tag *row,
-                     int threads, uint64_t total_cycles)
+                     int threads, uint64_t total_cycles, const struct sparkline_look *sl, int cut)
 {
     const struct profile_tag *tag = row->tag;
     char a[64];
@@ -263,7 +367,7 @@ static void text_row(struct table *t, const struct profile *p, const struct name
     table_add_row(t);
     if (threads && !tag->is_other) table_set(t, c, "%" PRIu64, tag->thread);
     c += (size_t)threads;
-    set_name_cell(t, c++, row->name);
+    set_name_cell(t, c++, row->name, cut);
     table_set(t, c++, "%s", fmt_count(tag->samples, a, sizeof a));
     table_set(t, c++, "%s", fmt_percent(tag->share, a, sizeof a));
     table_set(t, c++, "%s", fmt_percent(stats_fraction(tag->cycles, total_cycles), a, sizeof a));
@@ -272,120 +376,198 @@ static void text_row(struct table *t, const struct profile *p, const struct name
         c = estimate_cells(t, c, s->n, s->rate, stats_rate_ci95(s));
         table_set(t, c++, "%s", fmt_count(s->n, a, sizeof a));
     }
+    if (sl->on) {
+        char spark[4 * SPARKLINE_CELLS + 1];
+        table_set(t, c, "%s",
+                  sparkline_format(&tag->rates[sl->rate].hist, sl->lo, sl->hi, sl->style, spark,
+                                   sizeof spark));
+    }
 }
 
-static void print_rate_legend(const struct profile *p)
+static void print_rate_legend(struct report_out *o, const struct profile *p,
+                              const struct sparkline_look *sl)
 {
     for (size_t r = 0; r < p->nrates; r++)
-        header_line(r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name,
-                    p->rates[r].counter, p->rates[r].unit);
+        fact(o, r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name, p->rates[r].counter,
+             p->rates[r].unit);
     if (p->nrates)
-        header_line("", "rate: over the tag's kept periods together (counts / cycles); n: kept "
-                        "periods; the CSV also has the mean of per-period rates");
-    header_line("", "± 95%% CI assumes independent samples; consecutive samples are "
-                    "correlated, so read it as a lower bound on the uncertainty");
+        fact(o, "",
+             "rate: over the tag's kept periods together (counts / cycles); n: kept "
+             "periods; the CSV also has the mean of per-period rates");
+    fact(o, "",
+         "± 95%% CI assumes independent samples; consecutive samples are "
+         "correlated, so read it as a lower bound on the uncertainty");
+    if (sl->on)
+        fact(o, "",
+             "%s histogram: kept periods in %d cells over [%g, %g) %s; height: share of the "
+             "row's fullest cell (%s), blank: none",
+             p->rates[sl->rate].name, SPARKLINE_CELLS, sl->lo, sl->hi, p->rates[sl->rate].unit,
+             sparkline_ramp(sl->style));
 }
 
-static void print_dte(const struct profile *p)
+static void print_dte(struct report_out *o, const struct profile *p)
 {
     const struct profile_samples *s = &p->samples;
     char a[32], b[32], c[32], d[32], e[32];
-    header_line("samples", "%s periods, %s distinct tags, %s to other (tag table full)",
-                fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
-                fmt_count(s->other, c, sizeof c));
-    header_line("",
-                "%s interrupted, not attributed (the observer was aggregating, or a period "
-                "exceeded %s cycles)",
-                fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
-    header_line("DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
-                fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
-                fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
-                fmt_count(s->discarded, d, sizeof d), fmt_count(s->thread_changes, e, sizeof e));
+    fact(o, "samples", "%s periods, %s distinct tags, %s to other (tag table full)",
+         fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
+         fmt_count(s->other, c, sizeof c));
+    fact(o, "",
+         "%s interrupted, not attributed (the observer was aggregating, or a period "
+         "exceeded %s cycles)",
+         fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
+    fact(o, "DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
+         fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
+         fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
+         fmt_count(s->discarded, d, sizeof d), fmt_count(s->thread_changes, e, sizeof e));
     if (p->config.dte_off)
-        header_line("", "DTE off: every rated period kept (tolerance %g not applied)",
-                    p->config.dte_tolerance);
+        fact(o, "", "DTE off: every rated period kept (tolerance %g not applied)",
+             p->config.dte_tolerance);
     else
-        header_line("",
-                    "tolerance |CPC - 1| <= %g (±%.2f%%), or a skew of at most %" PRIu64
-                    " cycles (the TSC step)",
-                    p->config.dte_tolerance, 100 * p->config.dte_tolerance,
-                    p->config.dte_resolution);
+        fact(o, "",
+             "tolerance |CPC - 1| <= %g (±%.2f%%), or a skew of at most %" PRIu64
+             " cycles (the TSC step)",
+             p->config.dte_tolerance, 100 * p->config.dte_tolerance, p->config.dte_resolution);
 }
 
 static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
-                       double scale)
+                       double scale, int csv)
 {
     const double v[] = {h->median, h->p10, h->p90, h->mean, h->min, h->max};
     table_add_row(t);
-    table_set(t, 0, "%s", unit);
+    table_set(t, 0, csv ? "%s" : "  %s", unit);
     for (size_t i = 0; i < 6; i++)
-        table_set(t, i + 1, "%.1f", v[i] * scale);
+        table_set(t, i + 1, csv ? "%.10g" : "%.1f", v[i] * scale);
 }
 
-static int print_period(const struct profile *p)
+/* The sample period's summary in TSC cycles and in ns: rounded for people, in full for
+ * CSV (whose first column is headed "unit"); ruled: the first row is a header row. NULL
+ * if memory ran out. */
+static struct table *period_table(const struct profile *p, int csv, int ruled)
 {
-    const struct profile_loghist *h = &p->period;
-    char a[32];
-    if (!h->has_summary) {
-        header_line("period", "no sample periods recorded");
-        return 0;
-    }
-    if (h->underflow || h->overflow) {
-        char b[32], c[32];
-        header_line("period", "%s sample periods (%s below, %s above the histogram's span)",
-                    fmt_count(h->count, a, sizeof a), fmt_count(h->underflow, b, sizeof b),
-                    fmt_count(h->overflow, c, sizeof c));
-    } else {
-        header_line("period", "%s sample periods", fmt_count(h->count, a, sizeof a));
-    }
     static const enum table_align align[7] = {TABLE_LEFT,  TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT,
                                               TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT};
     static const char *const heads[7] = {"", "median", "p10", "p90", "mean", "min", "max"};
     struct table *t = table_new(7, align);
-    if (!t) return -1;
+    if (!t) return NULL;
     table_add_row(t);
     for (size_t i = 0; i < 7; i++)
-        table_set(t, i, "%s", heads[i]);
-    period_row(t, "  TSC cycles", h, 1);
-    period_row(t, "  ns", h, 1e9 / p->machine.tsc_hz);
-    int rc = table_print_text(t, stdout);
+        table_set(t, i, "%s", i == 0 && csv ? "unit" : heads[i]);
+    if (ruled) table_end_header(t);
+    if (p->period.has_summary) {
+        period_row(t, "TSC cycles", &p->period, 1, csv);
+        period_row(t, "ns", &p->period, 1e9 / p->machine.tsc_hz, csv);
+    }
+    return t;
+}
+
+static int print_period(struct report_out *o, const struct profile *p)
+{
+    const struct profile_loghist *h = &p->period;
+    char a[32];
+    if (!h->has_summary) {
+        fact(o, "period", "no sample periods recorded");
+        return 0;
+    }
+    if (h->underflow || h->overflow) {
+        char b[32], c[32];
+        fact(o, "period", "%s sample periods (%s below, %s above the histogram's span)",
+             fmt_count(h->count, a, sizeof a), fmt_count(h->underflow, b, sizeof b),
+             fmt_count(h->overflow, c, sizeof c));
+    } else {
+        fact(o, "period", "%s sample periods", fmt_count(h->count, a, sizeof a));
+    }
+    struct table *t = period_table(p, 0, o->fmt == REPORT_HTML);
+    if (!t) return -1;
+    int rc = print_table(o, t);
     table_free(t);
     return rc;
 }
 
-static void print_cost(const struct profile *p)
+static void print_cost(struct report_out *o, const struct profile *p)
 {
     char a[32], b[32];
     const struct profile_cost *c = &p->cost;
     uint64_t per_second = (uint64_t)llround(fmin(fmax(c->samples_per_second, 0), 9e18));
-    header_line("cost", "%s samples/s; observer CPU %.3f s = %.2f%% of wall time; tag table %s",
-                fmt_count(per_second, a, sizeof a), c->observer_cpu_seconds,
-                100 * c->observer_cpu_share, fmt_bytes(c->tag_table_bytes, b, sizeof b));
+    fact(o, "cost", "%s samples/s; observer CPU %.3f s = %.2f%% of wall time; tag table %s",
+         fmt_count(per_second, a, sizeof a), c->observer_cpu_seconds, 100 * c->observer_cpu_share,
+         fmt_bytes(c->tag_table_bytes, b, sizeof b));
 }
 
-static int print_text(const struct profile *p, struct named_tag *rows, size_t nrows,
-                      const struct report_options *o)
+/* The tag table, a line on hidden rows, a blank line and the legend. */
+static int print_tags(struct report_out *o, const struct profile *p, long top,
+                      const struct sparkline_look *sl)
 {
-    size_t hidden, shown = rows_shown(p, o, &hidden);
+    size_t nrows = 0;
+    struct named_tag *rows = named_tags(p, 1, &nrows);
+    if (!rows) return -1;
+    size_t hidden, shown = rows_shown(p, top, &hidden);
     int threads = distinct_threads(p);
     uint64_t total_cycles = profile_total_cycles(p);
-    print_header(p);
-    struct table *t = text_table(p, threads);
-    if (!t) return -1;
-    for (size_t i = 0; i < shown; i++)
-        text_row(t, p, &rows[i], threads, total_cycles);
-    if (p->other.samples > 0) text_row(t, p, &rows[nrows - 1], threads, total_cycles);
-    int rc = table_print_text(t, stdout);
-    table_free(t);
+    struct table *t = text_table(p, threads, sl);
+    int rc = -1;
+    if (t) {
+        int cut = o->fmt == REPORT_TEXT; /* a page wraps a long name instead */
+        for (size_t i = 0; i < shown; i++)
+            text_row(t, p, &rows[i], threads, total_cycles, sl, cut);
+        if (p->other.samples > 0) text_row(t, p, &rows[nrows - 1], threads, total_cycles, sl, cut);
+        rc = print_table(o, t);
+        table_free(t);
+    }
+    named_tags_free(rows, nrows);
     if (hidden)
-        printf("(%zu more row%s hidden: --all shows every row, --top N the first N)\n", hidden,
-               hidden == 1 ? "" : "s");
-    putchar('\n');
-    print_rate_legend(p);
-    print_dte(p);
-    if (rc == 0) rc = print_period(p);
-    print_cost(p);
+        note(o, "(%zu more row%s hidden: --all shows every row, --top N the first N)", hidden,
+             hidden == 1 ? "" : "s");
+    if (o->fmt == REPORT_TEXT) fputc('\n', o->f);
+    print_rate_legend(o, p, sl);
+    facts_end(o);
     return rc;
+}
+
+/* DTE, the sample period and the cost. */
+static int print_sampling(struct report_out *o, const struct profile *p)
+{
+    print_dte(o, p);
+    int rc = print_period(o, p);
+    print_cost(o, p);
+    facts_end(o);
+    return rc;
+}
+
+static int print_text(const struct profile *p, const struct report_options *opt)
+{
+    struct report_out o = {.f = stdout, .fmt = REPORT_TEXT};
+    int on = opt->sparklines < 0 ? isatty(STDOUT_FILENO) : opt->sparklines;
+    struct sparkline_look sl = sparkline_look(p, on ? (long)plot_default_rate(p) : -1,
+                                              on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
+    print_header(&o, p);
+    fputc('\n', o.f);
+    int rc = print_tags(&o, p, rows_wanted(opt), &sl);
+    int rc2 = print_sampling(&o, p);
+    return rc ? rc : rc2;
+}
+
+/* ---- the parts, for other commands ---- */
+
+void report_write_run(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    print_header(&o, p);
+    facts_end(&o);
+}
+
+int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
+                      long sparkline_rate)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    struct sparkline_look sl = sparkline_look(p, sparkline_rate, SPARKLINE_UTF8);
+    return print_tags(&o, p, top, &sl);
+}
+
+int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    return print_sampling(&o, p);
 }
 
 /* ---- CSV ---- */
@@ -457,18 +639,29 @@ static void csv_row(struct table *t, const struct profile *p, const struct named
     }
 }
 
-static int print_csv(const struct profile *p, const struct named_tag *rows, size_t nrows,
-                     const struct report_options *o)
+static int print_csv(const struct profile *p, const struct report_options *o)
 {
-    size_t hidden, shown = rows_shown(p, o, &hidden);
+    if (o->csv == CSV_PERIOD) {
+        struct table *t = period_table(p, 1, 1);
+        int rc = t ? table_print_csv(t, stdout) : -1;
+        table_free(t);
+        return rc;
+    }
+    size_t nrows = 0;
+    struct named_tag *rows = named_tags(p, 1, &nrows);
+    if (!rows) return -1;
+    size_t hidden, shown = rows_shown(p, rows_wanted(o), &hidden);
     uint64_t total_cycles = profile_total_cycles(p);
     struct table *t = csv_table(p);
-    if (!t) return -1;
-    for (size_t i = 0; i < shown; i++)
-        csv_row(t, p, &rows[i], total_cycles);
-    if (p->other.samples > 0) csv_row(t, p, &rows[nrows - 1], total_cycles);
-    int rc = table_print_csv(t, stdout);
-    table_free(t);
+    int rc = -1;
+    if (t) {
+        for (size_t i = 0; i < shown; i++)
+            csv_row(t, p, &rows[i], total_cycles);
+        if (p->other.samples > 0) csv_row(t, p, &rows[nrows - 1], total_cycles);
+        rc = table_print_csv(t, stdout);
+        table_free(t);
+    }
+    named_tags_free(rows, nrows);
     return rc;
 }
 
@@ -477,9 +670,11 @@ static int print_csv(const struct profile *p, const struct named_tag *rows, size
 static int parse_options(int argc, char **argv, struct report_options *o)
 {
     static const struct option options[] = {
-        {"csv", no_argument, NULL, 'c'},
+        {"csv", optional_argument, NULL, 'c'},
         {"top", required_argument, NULL, 'n'},
         {"all", no_argument, NULL, 'a'},
+        {"sparklines", no_argument, NULL, 's'},
+        {"no-sparklines", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -488,7 +683,17 @@ static int parse_options(int argc, char **argv, struct report_options *o)
     while ((opt = getopt_long(argc, argv, ":n:ah", options, NULL)) != -1) {
         switch (opt) {
         case 'c':
-            o->csv = 1;
+            if (!optarg || strcmp(optarg, "tags") == 0)
+                o->csv = CSV_TAGS;
+            else if (strcmp(optarg, "period") == 0)
+                o->csv = CSV_PERIOD;
+            else
+                return usage_error("report", "--csv=%s: no such table (tables: tags, period)",
+                                   optarg);
+            break;
+        case 's':
+        case 'S':
+            o->sparklines = opt == 's';
             break;
         case 'a':
             o->all = 1;
@@ -511,26 +716,22 @@ static int parse_options(int argc, char **argv, struct report_options *o)
     return 0;
 }
 
-/* Rows, then the text report or the CSV table on stdout; 0, or -1 when memory ran out. */
+/* The text report or one CSV table on stdout; 0, or -1 when memory ran out. */
 static int print_report(const struct profile *p, const struct report_options *o)
 {
-    size_t nrows = 0;
-    struct named_tag *rows = named_tags(p, 1, &nrows);
-    if (!rows) return -1;
-    int rc = o->csv ? print_csv(p, rows, nrows, o) : print_text(p, rows, nrows, o);
-    named_tags_free(rows, nrows);
-    return rc;
+    return o->csv != CSV_NONE ? print_csv(p, o) : print_text(p, o);
 }
 
 int report_print(const struct profile *p, int csv, long top)
 {
-    struct report_options o = {.csv = csv, .top_given = top >= 0, .all = top < 0, .top = top};
+    struct report_options o = {
+        .csv = csv ? CSV_TAGS : CSV_NONE, .top_given = top >= 0, .all = top < 0, .top = top};
     return print_report(p, &o);
 }
 
 int report_main(int argc, char **argv)
 {
-    struct report_options o = {0};
+    struct report_options o = {.sparklines = -1};
     char err[512];
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;

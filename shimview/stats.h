@@ -5,7 +5,8 @@
  * per-period rates (for their mean), and the five sums of a ratio estimator (for the
  * rate over all periods together). So the statistics are the ones sums allow: means,
  * sample standard deviations, normal-approximation 95% confidence intervals, and the
- * delta-method interval of a ratio. Consecutive samples are
+ * delta-method interval of a ratio; and, for comparing profiles, the interval of a
+ * difference and Student-t intervals across runs. Consecutive samples are
  * correlated, so the interval is a lower bound on the uncertainty (docs/profile-format.md).
  *
  * Every function is total: where a value is undefined (n too small) it returns NAN, and
@@ -45,5 +46,36 @@ double stats_relative_error(uint64_t k);
 
 /* The part of `part` in `whole` as a fraction; NAN when whole is 0. */
 double stats_fraction(uint64_t part, uint64_t whole);
+
+/* Half-width of the 95% interval of the difference of two independent estimates, from
+ * their own 95% half-widths: sqrt(ci_a^2 + ci_b^2) (normal approximation, so it serves a
+ * difference of two shares as well as of two ratio estimates). NAN when either is NAN. */
+double stats_diff_ci95(double ci_a, double ci_b);
+
+/* The decimal places that print an estimate to the precision its 95% half-width ci
+ * supports (two significant digits of ci), at most 6; -1 when ci is not a positive
+ * number, which says nothing of precision. */
+int stats_ci_decimals(double ci);
+
+/* Does the interval value ± ci exclude 0? 0 when either is NAN. */
+int stats_excludes_zero(double value, double ci);
+
+/* Student's t for a two-sided 95% interval with df degrees of freedom: exact to three
+ * decimals up to 30, then the normal 1.96; NAN when df is 0. */
+double stats_t95(uint64_t df);
+
+/* A mean and variance kept up to date one value at a time (Welford's method): the
+ * spread of equal values comes out exactly 0, as sums of squares cannot promise. */
+struct stats_running {
+    uint64_t n;
+    double mean, m2; /* m2: the sum of squared deviations from the mean */
+};
+
+void stats_running_add(struct stats_running *r, double v);
+/* The sample standard deviation; NAN when n < 2. */
+double stats_running_sd(const struct stats_running *r);
+/* Half-width of the 95% interval of the mean, with Student's t for n - 1 degrees of
+ * freedom (the values are few: runs, not samples); NAN when n < 2. */
+double stats_running_ci95(const struct stats_running *r);
 
 #endif /* SHIMVIEW_STATS_H */

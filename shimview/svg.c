@@ -4,12 +4,13 @@
  * Coordinates are written with one decimal: a tenth of a pixel is below what a screen or
  * a printer shows, and it keeps files small (a histogram has hundreds of bars).
  *
- * Text goes through put_escaped(), which decodes UTF-8 itself rather than trusting it:
- * the five XML specials become entities, and anything XML 1.0 forbids in a document (C0
- * controls, U+FFFE, U+FFFF, bytes that are not UTF-8) becomes U+FFFD, so no tag name can
- * make a figure ill-formed.
+ * Text goes through markup_escape() (markup.c), which decodes UTF-8 itself rather than
+ * trusting it: the five XML specials become entities, and anything XML 1.0 forbids in a
+ * document (C0 controls, U+FFFE, U+FFFF, bytes that are not UTF-8) becomes U+FFFD, so no
+ * tag name can make a figure ill-formed.
  */
 #include "svg.h"
+#include "markup.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,93 +20,6 @@
 
 #define DEFAULT_TEXT_SIZE  12.0
 #define DEFAULT_TEXT_COLOR "#222222"
-#define REPLACEMENT_CHAR   0xFFFD
-
-/* ---- UTF-8 ---- */
-
-/* The code point starting at s (of at most n bytes) and its length in *adv; -1 with
- * *adv = 1 for a byte that does not start a valid, shortest-form sequence. */
-static long utf8_next(const unsigned char *s, size_t n, size_t *adv)
-{
-    static const long min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t len;
-    long cp;
-    *adv = 1;
-    if (s[0] < 0x80) return s[0];
-    if ((s[0] & 0xe0) == 0xc0) {
-        len = 2;
-        cp = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        len = 3;
-        cp = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        len = 4;
-        cp = s[0] & 0x07;
-    } else {
-        return -1;
-    }
-    if (len > n) return -1;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return -1;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min_for_len[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
-    *adv = len;
-    return cp;
-}
-
-static void put_codepoint(FILE *f, long cp)
-{
-    if (cp < 0x80) {
-        fputc((int)cp, f);
-    } else if (cp < 0x800) {
-        fputc((int)(0xc0 | (cp >> 6)), f);
-        fputc((int)(0x80 | (cp & 0x3f)), f);
-    } else if (cp < 0x10000) {
-        fputc((int)(0xe0 | (cp >> 12)), f);
-        fputc((int)(0x80 | ((cp >> 6) & 0x3f)), f);
-        fputc((int)(0x80 | (cp & 0x3f)), f);
-    } else {
-        fputc((int)(0xf0 | (cp >> 18)), f);
-        fputc((int)(0x80 | ((cp >> 12) & 0x3f)), f);
-        fputc((int)(0x80 | ((cp >> 6) & 0x3f)), f);
-        fputc((int)(0x80 | (cp & 0x3f)), f);
-    }
-}
-
-/* text as XML character data or attribute content (quotes escaped too). */
-static void put_escaped(FILE *f, const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = strlen(text), adv;
-    for (size_t i = 0; i < n; i += adv) {
-        long cp = utf8_next(s + i, n - i, &adv);
-        if (cp < 0 || (cp < 0x20 && cp != '\t') || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
-            cp = REPLACEMENT_CHAR;
-        switch (cp) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&apos;", f);
-            break;
-        case '\t':
-            fputc(' ', f);
-            break;
-        default:
-            put_codepoint(f, cp);
-        }
-    }
-}
 
 /* ---- text widths ---- */
 
@@ -141,8 +55,8 @@ double svg_text_width(const char *text, double size, int bold)
     size_t n = strlen(text), adv;
     double em = 0;
     for (size_t i = 0; i < n; i += adv) {
-        long cp = utf8_next(s + i, n - i, &adv);
-        em += codepoint_em(cp < 0 ? REPLACEMENT_CHAR : cp);
+        long cp = markup_utf8_next(s + i, n - i, &adv);
+        em += codepoint_em(cp < 0 ? MARKUP_REPLACEMENT_CHAR : cp);
     }
     return em * (size > 0 ? size : DEFAULT_TEXT_SIZE) * (bold ? 1.1 : 1.0);
 }
@@ -163,8 +77,8 @@ char *svg_fit_text(const char *text, double size, int bold, double max_width, ch
     size_t keep = 0, adv;
     double w = 0;
     for (size_t i = 0; i < n; i += adv) {
-        long cp = utf8_next(s + i, n - i, &adv);
-        w += codepoint_em(cp < 0 ? REPLACEMENT_CHAR : cp) * scale;
+        long cp = markup_utf8_next(s + i, n - i, &adv);
+        w += codepoint_em(cp < 0 ? MARKUP_REPLACEMENT_CHAR : cp) * scale;
         if (w > budget || i + adv + sizeof ellipsis > len) break;
         keep = i + adv;
     }
@@ -197,18 +111,18 @@ static void put_attr_num(FILE *f, const char *name, double v)
 static void put_attr(FILE *f, const char *name, const char *value)
 {
     fprintf(f, " %s=\"", name);
-    put_escaped(f, value);
+    markup_escape(f, value);
     fputc('"', f);
 }
 
-void svg_begin(struct svg *s, FILE *f, double width, double height, const char *title)
+void svg_begin(struct svg *s, FILE *f, enum svg_kind kind, double width, double height,
+               const char *title)
 {
     s->f = f;
     s->width = width;
     s->height = height;
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"",
-          f);
+    if (kind == SVG_DOCUMENT) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"", f);
     put_attr_num(f, "width", width);
     put_attr_num(f, "height", height);
     fprintf(f, " viewBox=\"0 0 ");
@@ -218,7 +132,7 @@ void svg_begin(struct svg *s, FILE *f, double width, double height, const char *
     fputc('"', f);
     put_attr(f, "font-family", SVG_FONT_FAMILY);
     fputs(">\n<title>", f);
-    put_escaped(f, title);
+    markup_escape(f, title);
     fputs("</title>\n", f);
     svg_rect(s, 0, 0, width, height, "#ffffff", 1, NULL);
 }
@@ -236,7 +150,7 @@ void svg_group_begin(struct svg *s, const char *klass, const char *id, const cha
     fputs(">\n", s->f);
     if (title) {
         fputs("<title>", s->f);
-        put_escaped(s->f, title);
+        markup_escape(s->f, title);
         fputs("</title>\n", s->f);
     }
 }
@@ -268,7 +182,7 @@ void svg_text(struct svg *s, double x, double y, const struct svg_text_style *st
         fputs(")\"", f);
     }
     fputc('>', f);
-    put_escaped(f, text);
+    markup_escape(f, text);
     fputs("</text>\n", f);
 }
 

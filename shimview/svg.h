@@ -5,12 +5,12 @@
  * attributes (no style sheet, no script, no external font or image), so a file opens the
  * same in a browser, an editor or a document converter, offline. This writer knows only
  * the handful of elements the figures use -- text, line, rect, path, circle, groups and
- * titles -- and it owns the two things that are easy to get wrong by hand: escaping text
- * for XML (profile strings are data: any '<' or control byte must come out harmless) and
- * guessing how wide a string will be drawn, so that labels can be fitted or cut with "…"
- * before they collide. The guess uses the advance widths of DejaVu Sans, which is wider
- * than the other fonts the family list names, so a string that fits by this measure fits
- * on screen.
+ * titles -- and it takes care of the two things that are easy to get wrong by hand:
+ * escaping text for XML (profile strings are data: any '<' or control byte must come out
+ * harmless; markup.c does it, for the HTML report too) and guessing how wide a string will be
+ * drawn, so that labels can be fitted or cut with "…" before they collide. The guess uses the
+ * advance widths of DejaVu Sans, which is wider than the other fonts the family list names, so a
+ * string that fits by this measure fits on screen.
  *
  * Write errors are not checked call by call: the caller checks ferror() on the stream
  * once the document is done.
@@ -42,9 +42,15 @@ struct svg {
     double width, height;
 };
 
-/* Open the document: XML declaration, the svg element with its size, a <title> (the
- * figure's name in a browser tab), and a white background. */
-void svg_begin(struct svg *s, FILE *f, double width, double height, const char *title);
+/* What svg_begin opens: a file of its own, or an svg element inside an HTML page,
+ * which must not start with an XML declaration. */
+enum svg_kind { SVG_DOCUMENT, SVG_INLINE };
+
+/* Open the document: the XML declaration (SVG_DOCUMENT only), the svg element with its
+ * size, a <title> (the figure's name in a browser tab, a tooltip in a page), and a white
+ * background. */
+void svg_begin(struct svg *s, FILE *f, enum svg_kind kind, double width, double height,
+               const char *title);
 void svg_end(struct svg *s);
 
 /* A group; klass and id may be NULL. A non-NULL title becomes the group's <title>

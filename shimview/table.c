@@ -7,6 +7,7 @@
  * limitation accepted for a terminal table.
  */
 #include "table.h"
+#include "markup.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@
 struct table {
     size_t ncols, nrows, cap, header_rows;
     enum table_align *align;
-    char **cells; /* nrows * ncols, NULL for an empty cell */
+    const char **klass; /* per column, for HTML; NULL: none */
+    char **cells;       /* nrows * ncols, NULL for an empty cell */
     int failed;
 };
 
@@ -25,7 +27,10 @@ struct table *table_new(size_t ncols, const enum table_align *align)
     if (!t) return NULL;
     t->ncols = ncols;
     t->align = calloc(ncols ? ncols : 1, sizeof *t->align);
-    if (!t->align) {
+    t->klass = calloc(ncols ? ncols : 1, sizeof *t->klass);
+    if (!t->align || !t->klass) {
+        free(t->align);
+        free(t->klass);
         free(t);
         return NULL;
     }
@@ -40,6 +45,7 @@ void table_free(struct table *t)
         free(t->cells[i]);
     free(t->cells);
     free(t->align);
+    free(t->klass);
     free(t);
 }
 
@@ -80,6 +86,11 @@ void table_set(struct table *t, size_t col, const char *fmt, ...)
 void table_end_header(struct table *t)
 {
     t->header_rows = t->nrows;
+}
+
+void table_column_class(struct table *t, size_t col, const char *klass)
+{
+    if (col < t->ncols) t->klass[col] = klass;
 }
 
 size_t table_text_width(const char *s)
@@ -173,5 +184,41 @@ int table_print_csv(const struct table *t, FILE *out)
         }
         fputc('\n', out);
     }
+    return 0;
+}
+
+/* A cell's class attribute: "num" for a right-aligned column, then the column's class. */
+static void put_html_class(const struct table *t, size_t col, FILE *out)
+{
+    int num = t->align[col] == TABLE_RIGHT;
+    if (!num && !t->klass[col]) return;
+    fputs(" class=\"", out);
+    if (num) fputs("num", out);
+    if (num && t->klass[col]) fputc(' ', out);
+    if (t->klass[col]) markup_escape(out, t->klass[col]);
+    fputc('"', out);
+}
+
+int table_print_html(const struct table *t, FILE *out)
+{
+    if (t->failed) return -1;
+    fputs("<table>\n", out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        int head = r < t->header_rows;
+        if (r == 0) fputs(head ? "<thead>\n" : "<tbody>\n", out);
+        fputs("<tr>", out);
+        for (size_t c = 0; c < t->ncols; c++) {
+            fputs(head ? "<th" : "<td", out);
+            put_html_class(t, c, out);
+            fputc('>', out);
+            markup_escape(out, cell(t, r, c));
+            fputs(head ? "</th>" : "</td>", out);
+        }
+        fputs("</tr>\n", out);
+        if (r + 1 == t->header_rows)
+            fputs(r + 1 < t->nrows ? "</thead>\n<tbody>\n" : "</thead>\n", out);
+    }
+    if (t->nrows > t->header_rows) fputs("</tbody>\n", out);
+    fputs("</table>\n", out);
     return 0;
 }

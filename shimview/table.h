@@ -2,7 +2,7 @@
  * table.h -- a table of text cells printed as aligned columns or as CSV.
  *
  * Reports build a table row by row and print it once, so column widths come from the
- * widest cell and the same code serves the terminal and CSV. Cells are copied. Memory
+ * widest cell and the same code serves the terminal, CSV and HTML. Cells are copied. Memory
  * failures are sticky: the table remembers them and table_print_* returns -1, so
  * builders need not check every call.
  */
@@ -28,6 +28,10 @@ void table_set(struct table *t, size_t col, const char *fmt, ...)
 /* The rows added so far are headers: text output rules a line under them. */
 void table_end_header(struct table *t);
 
+/* A class for column col's cells in HTML, so a style sheet can set their look (klass is
+ * not copied: a string constant). */
+void table_column_class(struct table *t, size_t col, const char *klass);
+
 /* Aligned columns, two spaces apart; control characters print as '?'. The display
  * width of a cell counts UTF-8 code points. Returns 0, or -1 after a memory failure. */
 int table_print_text(const struct table *t, FILE *out);
@@ -35,6 +39,11 @@ int table_print_text(const struct table *t, FILE *out);
 /* RFC 4180 fields (quoted when they hold a comma, quote, CR or LF; quotes doubled),
  * one record per line, header rows included. Returns 0 or -1. */
 int table_print_csv(const struct table *t, FILE *out);
+
+/* An HTML table: header rows in <thead> as <th>, the others in <tbody>; right-aligned
+ * columns get class "num", and the classes table_column_class() gave; every cell
+ * escaped (markup.h). Returns 0 or -1. */
+int table_print_html(const struct table *t, FILE *out);
 
 /* The number of terminal columns s occupies: its UTF-8 code points. */
 size_t table_text_width(const char *s);

@@ -26,24 +26,8 @@ OUT="$WORK/plot-out"
 rm -rf "$OUT" "$WORK/plot-cwd" "$WORK/plot-top1"
 mkdir -p "$OUT" "$WORK/plot-cwd" "$WORK/plot-top1" || exit 1
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-
-# run ARGS...: runs shimview, leaving stdout in $WORK/out, stderr in $WORK/err, status in $rc.
-run() {
-    "$SHIMVIEW" "$@" >"$WORK/out" 2>"$WORK/err"
-    rc=$?
-}
-
-expect_status() {
-    if [ "$rc" -eq "$2" ]; then pass "$1"; else fail "$1 (exit $rc, expected $2: $(head -c 300 "$WORK/err"))"; fi
-}
-
-expect_in() {
-    if grep -qF -- "$2" "$1"; then pass "$3"; else fail "$3 (no '$2' in: $(head -c 300 "$1"))"; fi
-}
+SCRATCH=$WORK
+. "$(dirname "$0")/lib.sh"
 
 # check_svg WHAT FILE CHECKS...: python3 reads FILE as XML and applies each check:
 #   title=TEXT       a text element of class "title" contains TEXT
@@ -54,7 +38,7 @@ expect_in() {
 check_svg() {
     what=$1
     shift
-    if msg=$(python3 "$WORK/check_svg.py" "$@" 2>&1); then pass "$what"; else fail "$what: $msg"; fi
+    expect_python "$what" "$WORK/check_svg.py" "$@"
 }
 cat >"$WORK/check_svg.py" <<'EOF'
 import sys
@@ -161,21 +145,11 @@ run plot -o "$OUT" "$FIXTURES/bad/$(ls "$FIXTURES/bad" | head -n 1)"
 expect_status "plot of an invalid profile" 1
 
 # ---- variants: XML specials in a name, a profile without counters ----
-python3 - "$GOOD" "$WORK" <<'EOF' || fail "generating variants"
-import copy, json, os, sys
-good = json.load(open(sys.argv[1]))
-out = sys.argv[2]
-p = copy.deepcopy(good)
-p["tags"][0]["names"][0] = 'a<b>&"c\' \u00e9\u65e5 ' + "x" * 80
-json.dump(p, open(os.path.join(out, "plot-specials.json"), "w"))
-p = copy.deepcopy(good)
-p["signals"]["counters"] = []
-p["config"]["counter_slots"] = []
-p["rates"] = []
-for t in p["tags"] + [p["other"]]:
-    t["rates"] = []
-json.dump(p, open(os.path.join(out, "plot-norates.json"), "w"))
-EOF
+VARIANT="$(dirname "$0")/variant.py"
+python3 "$VARIANT" "$GOOD" "$WORK/plot-specials.json" \
+    "tag=0:a<b>&\"c' $(printf '\303\251\346\227\245') $(printf 'x%.0s' $(seq 80))" ||
+    fail "generating variants"
+python3 "$VARIANT" "$GOOD" "$WORK/plot-norates.json" no-rates || fail "generating variants"
 
 run plot -o "$OUT" "$WORK/plot-specials.json"
 expect_status "plot of a name with XML specials" 0
@@ -204,5 +178,4 @@ check_svg "sampling figure without rates" "$OUT/plot-norates-sampling.svg" "titl
 run plot --rate items -o "$OUT" "$WORK/plot-norates.json"
 if [ "$rc" -eq 1 ] || [ "$rc" -eq 2 ]; then pass "--rate on a profile without rates fails"; else fail "--rate on a profile without rates exits $rc"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

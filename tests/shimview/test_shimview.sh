@@ -20,27 +20,8 @@ fi
 GOOD="$FIXTURES/profile-v1.json"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/shimview-test.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-
-# run ARGS...: runs shimview, leaving stdout in $TMP/out, stderr in $TMP/err, status in $rc.
-run() {
-    "$SHIMVIEW" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-
-# expect_status WHAT CODE: the last run exited with CODE.
-expect_status() {
-    if [ "$rc" -eq "$2" ]; then pass "$1"; else fail "$1 (exit $rc, expected $2: $(head -c 300 "$TMP/err"))"; fi
-}
-
-# expect_in FILE TEXT WHAT: FILE contains TEXT (fixed string).
-expect_in() {
-    if grep -qF -- "$2" "$1"; then pass "$3"; else fail "$3 (no '$2' in: $(head -c 300 "$1"))"; fi
-}
+SCRATCH=$TMP
+. "$(dirname "$0")/lib.sh"
 
 # ---- variants of the good fixture, written by python3 ----
 python3 - "$GOOD" "$TMP" <<'EOF' || fail "generating variants"
@@ -180,12 +161,7 @@ check(any(x["name"] == 'ev,al "x"/slot3=7' and x["value"] == "2;7" for x in m),
 check(any(x["thread"] == "4243" and x["name"] == "phase=3/slot3=7" for x in m),
       "CSV names unnamed values slot=value and keeps threads apart")
 EOF
-while IFS= read -r line; do
-    case $line in
-    ok:*) pass "${line#ok: }" ;;
-    *) fail "${line#FAIL: }" ;;
-    esac
-done <"$TMP/csv-results"
+tally "$TMP/csv-results"
 
 run report "$TMP/multi-slot.json"
 expect_in "$TMP/out" "thread" "report shows a thread column when several threads appear"
@@ -268,5 +244,4 @@ expect_status "a file over 1 GiB exits 1" 1
 expect_in "$TMP/err" "larger than 1024 MiB; not a shim profile" "a file over 1 GiB is refused"
 rm -f "$TMP/big.json"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,0 +1,32 @@
+/*
+ * report.h -- the parts of `shimview report` that other commands show too.
+ *
+ * `shimview html` puts the report's facts and tables into a page. Rather than a second
+ * copy of the wording and the formatting, report.c writes each part either as the text
+ * the terminal report prints or as HTML (a two-column table of facts, and the tables as
+ * HTML tables), with every string from the profile escaped.
+ */
+#ifndef SHIMVIEW_REPORT_H
+#define SHIMVIEW_REPORT_H
+
+#include "profile.h"
+
+#include <stdio.h>
+
+enum report_format { REPORT_TEXT, REPORT_HTML };
+
+/* The run: the profile, the program, the duration, the machine, the TSC, the placement. */
+void report_write_run(FILE *f, enum report_format fmt, const struct profile *p);
+
+/* The per-tag table (the top N rows, every row when top is negative; HTML names are not
+ * cut), with a column of sparklines (UTF-8 blocks) of rate index sparkline_rate when it
+ * is not negative and the profile has samples in that rate's histograms, then the rates
+ * and how to read them. 0, or -1 when memory ran out. */
+int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
+                      long sparkline_rate);
+
+/* How the samples were taken: samples, DTE, the sample period's summary, shim's cost.
+ * 0, or -1 when memory ran out. */
+int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p);
+
+#endif /* SHIMVIEW_REPORT_H */

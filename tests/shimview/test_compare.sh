@@ -1,0 +1,396 @@
+#!/bin/sh
+# test_compare.sh -- end-to-end tests of `shimview compare` and `shimview merge`.
+#
+#     sh test_compare.sh PATH/TO/shimview PATH/TO/tests/fixtures WORK_DIR
+#
+# Writes two profiles from the fixture whose differences are known (a.json: the fixture
+# and a tag "init" only it has; b.json: "eval" with fewer samples and a 20% higher rate,
+# "parse" with more, a tag "flush" only it has, and "emit" split over two threads, which
+# must fold back into A's "emit"), a profile with an extra rate, and one whose rate has
+# another unit. Then reads the output back as a script would: the CSV with python3's csv
+# module (every share, difference and interval recomputed here from the JSON, the marks
+# where the differences are large and none for a profile compared with itself), the
+# figures with xml.etree (both file names in the legend), merge of three copies (the
+# same means, intervals of width 0) and of two runs (Student's t), and the statuses and
+# messages for missing files, files that are not profiles and bad command lines.
+# WORK_DIR is created if needed; only the files this script writes there are touched.
+# Prints "N passed, N failed" and exits non-zero if anything failed.
+
+SHIMVIEW=$1
+FIXTURES=$2
+WORK=$3
+if [ -z "$SHIMVIEW" ] || [ -z "$FIXTURES" ] || [ -z "$WORK" ]; then
+    echo "usage: sh test_compare.sh SHIMVIEW FIXTURES_DIR WORK_DIR" >&2
+    exit 2
+fi
+GOOD="$FIXTURES/profile-v1.json"
+mkdir -p "$WORK" || exit 1
+WORK=$(cd "$WORK" && pwd) || exit 1
+FIGS="$WORK/figures"
+rm -rf "$FIGS"
+mkdir -p "$FIGS" || exit 1
+
+SCRATCH=$WORK
+. "$(dirname "$0")/lib.sh"
+
+# ---- the profiles ----
+python3 - "$GOOD" "$WORK" <<'EOF' || fail "generating the profiles"
+import copy, json, os, sys
+good = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+def write(name, p):
+    with open(os.path.join(out, name), "w") as f:
+        json.dump(p, f)
+def tag(p, name):
+    return next(t for t in p["tags"] if t["names"][0] == name)
+def scale_rate(r, f, fa=1.0):
+    """r as if it covered a fraction f of its periods, its counts a times fa"""
+    r["n"] = int(round(r["n"] * f))
+    for k, e in (("sum_b", 0), ("sum_bb", 0), ("sum_a", 1), ("sum_ab", 1), ("sum", 1),
+                 ("sum_aa", 2), ("sumsq", 2)):
+        r[k] *= f * fa ** e
+    r["rate"] = r["sum_a"] / r["sum_b"]
+    r["mean"] = r["sum"] / r["n"]
+    r["min"] *= fa
+    r["max"] *= fa
+    h, counts = r["hist"], {}
+    h["overflow"] = int(round(h["overflow"] * f))
+    for i, c in h["counts"]:
+        j, c = int(round(i * fa)), int(round(c * f))
+        if c and j >= h["buckets"]:
+            h["overflow"] += c
+        elif c:
+            counts[j] = counts.get(j, 0) + c
+    h["counts"] = [[j, c] for j, c in sorted(counts.items())]
+def new_tag(p, value, name, samples, kept):
+    t = copy.deepcopy(tag(p, "emit"))
+    t.update(values=[value], names=[name], samples=samples, kept=kept, cycles=samples * 120)
+    scale_rate(t["rates"][0], kept / t["rates"][0]["n"])
+    p["tags"].append(t)
+def finish(p):
+    for t in p["tags"]:
+        t["share"] = t["samples"] / p["samples"]["total"]
+    p["tags"].sort(key=lambda t: -t["samples"])
+    p["samples"]["distinct_tags"] = len(p["tags"])
+
+a = copy.deepcopy(good)
+tag(a, "parse")["samples"] -= 500
+new_tag(a, 5, "init", 500, 400)
+finish(a)
+write("a.json", a)
+
+b = copy.deepcopy(good)
+ev = tag(b, "eval")
+ev.update(samples=150000, kept=140000)
+scale_rate(ev["rates"][0], 140000 / ev["rates"][0]["n"], 1.2)
+tag(b, "parse").update(samples=199822, kept=185172)
+new_tag(b, 4, "flush", 1000, 900)
+em = tag(b, "emit")
+em2 = copy.deepcopy(em)
+em2["thread"] = 5000
+em["samples"], em2["samples"] = 20000, em["samples"] - 20000
+em["kept"], em2["kept"] = 19000, em["kept"] - 19000
+em["cycles"], em2["cycles"] = em["cycles"] // 2, em["cycles"] - em["cycles"] // 2
+r, r2 = em["rates"][0], em2["rates"][0]
+f = 19000 / r["n"]
+for k in ("sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab", "sum", "sumsq"):
+    r[k], r2[k] = r[k] * f, r[k] * (1 - f)
+r["n"], r2["n"] = 19000, r["n"] - 19000
+for x in (r, r2):
+    x["rate"], x["mean"] = x["sum_a"] / x["sum_b"], x["sum"] / x["n"]
+halves = [(i, c // 2, c - c // 2) for i, c in r["hist"]["counts"]]
+r["hist"]["counts"] = [[i, h] for i, h, _ in halves if h]
+r2["hist"]["counts"] = [[i, h] for i, _, h in halves if h]
+ov = r["hist"]["overflow"]
+r["hist"]["overflow"], r2["hist"]["overflow"] = ov // 2, ov - ov // 2
+b["tags"].append(em2)
+finish(b)
+write("b.json", b)
+
+# c.json: the fixture with a second rate; d.json: its rate in another unit
+c = copy.deepcopy(good)
+extra = copy.deepcopy(c["rates"][0])
+extra["name"] = "items2"
+c["rates"].append(extra)
+for t in c["tags"] + [c["other"]]:
+    t["rates"].append(copy.deepcopy(t["rates"][0]))
+write("c.json", c)
+d = copy.deepcopy(good)
+d["rates"][0].update(unit="per cycle", scale=1.0)
+write("d.json", d)
+EOF
+printf 'this is not a profile\n' >"$WORK/not-a-profile.json"
+# what the python3 checks below share: each prints "ok: WHAT" or "FAIL: WHAT" (tally).
+cat >"$WORK/checks.py" <<'EOF'
+import csv, json, os, sys
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+def rows(name):
+    """the records of a CSV file in the work directory (sys.argv[1])"""
+    with open(os.path.join(sys.argv[1], name), newline="") as f:
+        return list(csv.DictReader(f))
+def load(name):
+    return json.load(open(os.path.join(sys.argv[1], name)))
+EOF
+A="$WORK/a.json"
+B="$WORK/b.json"
+
+# ---- compare: the text table ----
+run compare "$A" "$B"
+expect_status "compare A B" 0
+expect_in "$WORK/out" "a.json" "the text names profile A"
+expect_in "$WORK/out" "b.json" "the text names profile B"
+expect_in "$WORK/out" "Δ share" "the text has the share difference column"
+expect_in "$WORK/out" "items A" "the text has the rate of A"
+expect_in "$WORK/out" "Tags are matched by name; the thread word is ignored" "the text states the matching rule"
+if grep -E '^eval ' "$WORK/out" | grep -qF '*'; then pass "the text marks eval's large differences"; else fail "no mark on eval: $(grep -E '^eval ' "$WORK/out")"; fi
+if grep -E '^emit ' "$WORK/out" | grep -qF '*'; then fail "emit is marked: $(grep -E '^emit ' "$WORK/out")"; else pass "emit (the same in both, over two threads in B) is not marked"; fi
+grep -E '^(eval|parse|emit|init|flush) ' "$WORK/out" | cut -d' ' -f1 | tr '\n' ' ' >"$WORK/order"
+if [ "$(cat "$WORK/order")" = "eval parse emit init flush " ]; then pass "rows sorted by A's share, B-only tags last"; else fail "row order: $(cat "$WORK/order")"; fi
+
+run compare "$GOOD" "$GOOD"
+expect_status "compare of a profile with itself" 0
+if sed -n '/^----/,/^$/p' "$WORK/out" | grep -qF '*'; then fail "a profile compared with itself has marks"; else pass "a profile compared with itself has no mark"; fi
+
+run compare --top 1 "$A" "$B"
+rows=$(grep -cE '^(eval|parse|emit|init|flush) ' "$WORK/out")
+[ "$rows" -eq 1 ] && pass "compare --top 1 shows one row" || fail "compare --top 1 shows $rows rows"
+expect_in "$WORK/out" "4 more rows hidden" "compare --top says how many rows are hidden"
+
+# ---- compare --csv, read back and recomputed ----
+run compare --csv "$A" "$B"
+expect_status "compare --csv" 0
+cp "$WORK/out" "$WORK/ab.csv"
+run compare --csv "$GOOD" "$GOOD"
+cp "$WORK/out" "$WORK/same.csv"
+run compare --csv "$A" "$WORK/c.json"
+cp "$WORK/out" "$WORK/ac.csv"
+cp "$WORK/err" "$WORK/ac.err"
+run compare --csv "$WORK/c.json" "$WORK/d.json"
+cp "$WORK/out" "$WORK/cd.csv"
+cp "$WORK/err" "$WORK/cd.err"
+run compare --csv --rate items "$A" "$WORK/c.json"
+cp "$WORK/out" "$WORK/rate.csv"
+python3 - "$WORK" >"$WORK/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$WORK/csv-results"
+import json, math, os, sys
+sys.path.insert(0, sys.argv[1])
+from checks import check, rows, load
+work = sys.argv[1]
+def folded(p, name):
+    """samples and rate sums of a name, threads added up"""
+    ts = [t for t in p["tags"] if t["names"][0] == name]
+    if not ts:
+        return None
+    r = [t["rates"][0] for t in ts]
+    s = {k: sum(x[k] for x in r) for k in ("n", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab")}
+    s["samples"] = sum(t["samples"] for t in ts)
+    s["rate"] = r[0]["rate"] if len(r) == 1 else s["sum_a"] / s["sum_b"]
+    return s
+def ratio_ci(s):
+    n = s["n"]
+    R, bbar = s["sum_a"] / s["sum_b"], s["sum_b"] / n
+    cov = lambda xy, x, y: (s[xy] - s[x] * s[y] / n) / (n - 1)
+    var = (cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b")
+           + R * R * cov("sum_bb", "sum_b", "sum_b")) / (n * bbar * bbar)
+    return 1.96 * math.sqrt(max(var, 0))
+near = lambda x, y, tol=1e-9: abs(x - y) <= tol * max(1.0, abs(y))
+
+a, b = load("a.json"), load("b.json")
+na = a["samples"]["total"] - a["samples"]["interrupted"]
+nb = b["samples"]["total"] - b["samples"]["interrupted"]
+r = rows("ab.csv")
+by = {x["name"]: x for x in r}
+check(list(r[0].keys())[:9] == ["name", "in", "samples_a", "samples_b", "share_a", "share_b",
+                                "share_diff", "share_diff_ci95", "share_sig"],
+      "CSV columns start name,in,samples_a,samples_b,share_a,share_b,share_diff,share_diff_ci95,share_sig")
+check([k for k in r[0] if k.startswith("rate_")] ==
+      ["rate_items_a", "rate_items_b", "rate_items_diff", "rate_items_diff_ci95", "rate_items_sig"],
+      "CSV has the five rate_items_ columns")
+check([x["name"] for x in r] == ["eval", "parse", "emit", "init", "flush"],
+      "CSV rows sorted by A's share, B-only tags last: %s" % [x["name"] for x in r])
+for name in ("eval", "parse", "emit"):
+    x, fa, fb = by[name], folded(a, name), folded(b, name)
+    pa, pb = fa["samples"] / na, fb["samples"] / nb
+    check(x["in"] == "both" and int(x["samples_a"]) == fa["samples"] and int(x["samples_b"]) == fb["samples"],
+          name + ": present in both, samples of A and B (B's threads added up)")
+    check(near(float(x["share_a"]), pa) and near(float(x["share_b"]), pb),
+          name + ": shares are samples over attributed samples")
+    check(near(float(x["share_diff"]), float(x["share_b"]) - float(x["share_a"]), 1e-12),
+          name + ": share_diff is share_b - share_a")
+    ci = 1.96 * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+    check(near(float(x["share_diff_ci95"]), ci, 1e-5), name + ": share_diff_ci95 is the two-proportion interval")
+    check(near(float(x["rate_items_a"]), fa["rate"], 1e-9) and near(float(x["rate_items_b"]), fb["rate"], 1e-9),
+          name + ": rates are sum_a / sum_b of A and of B")
+    check(near(float(x["rate_items_diff"]), float(x["rate_items_b"]) - float(x["rate_items_a"]), 1e-9),
+          name + ": rate_items_diff is B - A")
+    check(near(float(x["rate_items_diff_ci95"]), math.hypot(ratio_ci(fa), ratio_ci(fb)), 1e-4),
+          name + ": rate_items_diff_ci95 adds the two delta-method variances")
+ev, pa_, em = by["eval"], by["parse"], by["emit"]
+check(float(ev["share_diff"]) < -0.10 and ev["share_sig"] == "*", "eval's share fell by 10 points: marked *")
+check(float(pa_["share_diff"]) > 0.10 and pa_["share_sig"] == "*", "parse's share rose by 10 points: marked *")
+check(near(float(ev["rate_items_b"]) / float(ev["rate_items_a"]), 1.2, 1e-6) and ev["rate_items_sig"] == "*",
+      "eval's rate is 1.2 times A's: marked *")
+check(pa_["rate_items_sig"] == "" and abs(float(pa_["rate_items_diff"])) < 1e-9,
+      "parse's rate is unchanged: not marked")
+check(float(em["share_diff"]) == 0 and em["share_sig"] == "" and em["rate_items_sig"] == "",
+      "emit, over two threads in B, matches A's emit: no difference, no mark")
+check(by["init"]["in"] == "a" and by["init"]["share_b"] == "" and by["init"]["samples_b"] == ""
+      and by["init"]["share_diff"] == "" and by["init"]["rate_items_b"] == "",
+      "init (only in A): B's side empty")
+check(by["flush"]["in"] == "b" and by["flush"]["share_a"] == "" and by["flush"]["rate_items_a"] == ""
+      and near(float(by["flush"]["share_b"]), 1000 / nb), "flush (only in B): A's side empty")
+
+s = rows("same.csv")
+check(len(s) == 3 and all(x["share_sig"] == "" and x["rate_items_sig"] == "" for x in s),
+      "a profile compared with itself: no mark")
+check(all(float(x["share_diff"]) == 0 and float(x["rate_items_diff"]) == 0 for x in s),
+      "a profile compared with itself: differences are 0")
+
+ac = rows("ac.csv")
+check(not any("items2" in k for k in ac[0]), "a rate only B has is left out of the table")
+check("items2" in open(os.path.join(work, "ac.err")).read() and
+      "left out" in open(os.path.join(work, "ac.err")).read(), "the rate left out is named on stderr")
+check(len(open(os.path.join(work, "ac.err")).read().splitlines()) == 1, "the rates left out take one line")
+cd = rows("cd.csv")
+check(not any(k.startswith("rate_") for k in cd[0]), "a rate in another unit is not compared")
+check("units differ" in open(os.path.join(work, "cd.err")).read(), "stderr says the units differ")
+check([k for k in rows("rate.csv")[0] if k.startswith("rate_")][0] == "rate_items_a", "--rate items picks the rate")
+EOF
+tally "$WORK/csv-results"
+
+run compare --rate nosuch "$A" "$B"
+expect_status "compare --rate with an unknown rate" 2
+expect_in "$WORK/err" "nosuch" "the unknown rate is named"
+expect_in "$WORK/err" "items" "the rates both have are listed"
+
+# ---- compare -o: the overlaid figures ----
+run compare -o "$FIGS" "$A" "$B"
+expect_status "compare -o DIR" 0
+for f in hist cdf; do
+    if [ -s "$FIGS/a-vs-b-$f.svg" ]; then pass "a-vs-b-$f.svg written"; else fail "a-vs-b-$f.svg missing"; fi
+    expect_in "$WORK/out" "$FIGS/a-vs-b-$f.svg" "compare prints the path of a-vs-b-$f.svg"
+done
+python3 - "$FIGS" >"$WORK/svg-results" <<'EOF' || echo "FAIL: the SVG checks did not run" >>"$WORK/svg-results"
+import os, sys
+import xml.etree.ElementTree as ET
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from checks import check
+NS = "{http://www.w3.org/2000/svg}"
+for fig in ("hist", "cdf"):
+    path = os.path.join(sys.argv[1], "a-vs-b-%s.svg" % fig)
+    try:
+        root = ET.parse(path).getroot()
+    except Exception as e:
+        check(False, "%s parses as XML: %s" % (fig, e))
+        continue
+    texts = lambda k: ["".join(t.itertext()) for t in root.iter(NS + "text") if t.get("class") == k]
+    legend = texts("legend")
+    check(root.tag == NS + "svg", fig + ": an svg document")
+    check(any("a.json" in t for t in legend) and any("b.json" in t for t in legend),
+          fig + ": the legend names both files")
+    check(any("A and B" in t for t in texts("title")), fig + ": the title says A and B")
+    check(any("items per 1000 cycles" in t for t in texts("axis-label")), fig + ": the x axis names the rate and its unit")
+    if fig == "hist":
+        panels = [g.find(NS + "title").text for g in root.iter(NS + "g") if g.get("class") == "panel"]
+        check(panels == ["eval", "parse", "emit", "init"], "hist: a panel for each of the first 4 rows: %s" % panels)
+        check(any(t.startswith("B: not in this profile") for t in legend), "hist: a tag B lacks says so")
+        fills = {p.get("fill") for p in root.iter(NS + "path")} | {p.get("stroke") for p in root.iter(NS + "path")}
+        check({"#0072b2", "#d55e00"} <= fills, "hist: A and B drawn in two colours")
+    else:
+        check(sum(1 for t in legend if t.startswith("n = ")) == 2, "cdf: two curves in the legend")
+EOF
+tally "$WORK/svg-results"
+if grep -qiE '<script|<image|<style|href=|url\(' "$FIGS"/*.svg; then fail "figures are self-contained"; else pass "figures are self-contained"; fi
+
+# ---- merge ----
+run merge --csv "$A" "$A" "$A"
+expect_status "merge of three copies" 0
+cp "$WORK/out" "$WORK/three.csv"
+run merge --csv "$A" "$B"
+cp "$WORK/out" "$WORK/two.csv"
+run merge --csv "$A"
+expect_status "merge of one file" 0
+cp "$WORK/out" "$WORK/one.csv"
+expect_in "$WORK/err" "a confidence interval needs at least two runs" "merge of one file says a CI needs two runs"
+python3 - "$WORK" >"$WORK/merge-results" <<'EOF' || echo "FAIL: the merge checks did not run" >>"$WORK/merge-results"
+import json, math, os, sys
+sys.path.insert(0, sys.argv[1])
+from checks import check, rows
+work = sys.argv[1]
+a, b = (json.load(open(os.path.join(work, n))) for n in ("a.json", "b.json"))
+attr = lambda p: p["samples"]["total"] - p["samples"]["interrupted"]
+share = lambda p, name: sum(t["samples"] for t in p["tags"] if t["names"][0] == name) / attr(p)
+t3 = rows("three.csv")
+check(list(t3[0].keys()) == ["name", "runs", "share_mean", "share_sd", "share_ci95", "rate_items_mean",
+                             "rate_items_sd", "rate_items_ci95", "rate_items_runs"],
+      "merge CSV columns: %s" % list(t3[0].keys()))
+check([x["name"] for x in t3] == [t["names"][0] for t in a["tags"]], "merge rows sorted by mean share")
+for x in t3:
+    t = next(t for t in a["tags"] if t["names"][0] == x["name"])
+    check(x["runs"] == "3" and x["rate_items_runs"] == "3", x["name"] + ": in 3 runs")
+    same = lambda got, want: abs(float(got) - want) <= 1e-9 * abs(want)  # the CSV's 10 digits
+    check(same(x["share_mean"], share(a, x["name"])), x["name"] + ": mean share of 3 copies is the share")
+    check(same(x["rate_items_mean"], t["rates"][0]["rate"]), x["name"] + ": mean rate of 3 copies is the rate")
+    check(float(x["share_ci95"]) == 0 and float(x["rate_items_ci95"]) == 0 and float(x["share_sd"]) == 0,
+          x["name"] + ": 3 copies give intervals of width 0")
+t2 = {x["name"]: x for x in rows("two.csv")}
+check(t2["init"]["runs"] == "1" and t2["flush"]["runs"] == "1" and t2["eval"]["runs"] == "2",
+      "merge counts the runs that have each tag")
+check(abs(float(t2["init"]["share_mean"]) - share(a, "init") / 2) < 1e-12,
+      "a run without the tag counts as share 0")
+sa, sb = share(a, "eval"), share(b, "eval")
+sd = abs(sa - sb) / math.sqrt(2)
+check(abs(float(t2["eval"]["share_sd"]) - sd) < 1e-6 * sd, "merge share_sd is the sample sd across runs")
+check(abs(float(t2["eval"]["share_ci95"]) - 12.706 * sd / math.sqrt(2)) < 1e-5 * sd,
+      "merge share_ci95 uses Student's t with 1 degree of freedom")
+check(t2["init"]["rate_items_runs"] == "1" and t2["init"]["rate_items_ci95"] == "",
+      "a rate in one run has a mean but no interval")
+one = rows("one.csv")
+check(all(x["share_ci95"] == "" and x["share_mean"] != "" for x in one), "merge of one file: means, no intervals")
+EOF
+tally "$WORK/merge-results"
+
+run merge "$A" "$B"
+expect_status "merge as text" 0
+expect_in "$WORK/out" "± 95% CI" "merge text has interval columns"
+expect_in "$WORK/out" "t(n-1)" "merge text says how the interval is formed"
+run merge --top 2 "$A" "$B"
+rows=$(grep -cE '^(eval|parse|emit|init|flush) ' "$WORK/out")
+[ "$rows" -eq 2 ] && pass "merge --top 2 shows two rows" || fail "merge --top 2 shows $rows rows"
+run merge "$A" "$WORK/c.json"
+expect_in "$WORK/err" "items2" "merge names a rate not every run has"
+
+# ---- bad files and bad command lines ----
+for cmd in compare merge; do
+    run $cmd "$A" "$WORK/no-such-profile.json"
+    expect_status "$cmd: a missing file exits 1" 1
+    expect_in "$WORK/err" "no-such-profile.json" "$cmd: the missing file is named"
+    run $cmd "$A" "$WORK/not-a-profile.json"
+    expect_status "$cmd: a file that is not a profile exits 1" 1
+    expect_in "$WORK/err" "not-a-profile.json" "$cmd: the file that is not a profile is named"
+    run $cmd "$FIXTURES/bad/missing-member.json" "$A"
+    expect_status "$cmd: an invalid profile exits 1" 1
+    expect_in "$WORK/err" "machine.tsc.hz: missing" "$cmd: the loader's message says what is wrong"
+    run $cmd --help
+    expect_status "$cmd --help" 0
+    expect_in "$WORK/out" "usage: shimview $cmd" "$cmd --help prints the usage"
+    run help $cmd
+    expect_in "$WORK/out" "usage: shimview $cmd" "help $cmd prints the usage"
+    run --help
+    expect_in "$WORK/out" "$cmd" "shimview --help lists $cmd"
+    run $cmd --bogus "$A" "$B"
+    expect_status "$cmd: an unknown option exits 2" 2
+    run $cmd --top x "$A" "$B"
+    expect_status "$cmd: --top x exits 2" 2
+done
+run compare "$A"
+expect_status "compare with one file exits 2" 2
+expect_in "$WORK/err" "expects two profiles" "compare with one file says it needs two"
+run compare "$A" "$B" "$A"
+expect_status "compare with three files exits 2" 2
+run merge
+expect_status "merge without files exits 2" 2
+run compare --csv -o "$FIGS" "$A" "$B"
+expect_status "compare --csv with -o exits 2" 2
+
+finish
