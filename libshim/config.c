@@ -30,6 +30,7 @@ void config_defaults(struct shim_settings *s)
     shim_config_init(&s->cfg);
     snprintf(s->output, sizeof s->output, "%s", SHIM_DEFAULT_OUTPUT);
     s->cfg.output = s->output;
+    s->slow_period = SHIM_DEFAULT_SLOW;
 }
 
 void shim_config_init(struct shim_config *cfg)
@@ -283,6 +284,33 @@ static int var_rates(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static int var_events(struct shim_settings *s, const char *v)
+{
+    char why[128], names[EVENTS_MAX][EVENT_NAME_MAX];
+    unsigned n = 0;
+    if (strcmp(v, "none") != 0 && events_parse_list(v, names, &n, why, sizeof why) != 0) return -1;
+    memcpy(s->event_names, names, sizeof names); /* only a valid value changes anything */
+    s->n_events = n;
+    return 0;
+}
+
+static int var_event_scope(struct shim_settings *s, const char *v)
+{
+    static const enum event_scope scopes[] = {EVENT_SCOPE_AUTO, EVENT_SCOPE_CORE,
+                                              EVENT_SCOPE_OBSERVER, EVENT_SCOPE_THREAD};
+    for (unsigned i = 0; i < sizeof scopes / sizeof *scopes; i++)
+        if (!strcmp(v, event_scope_name(scopes[i]))) return s->event_scope = scopes[i], 0;
+    return -1;
+}
+
+static int var_slow_period(struct shim_settings *s, const char *v)
+{
+    uint64_t x;
+    if (parse_u64(v, SHIM_MAX_PERIOD, &x) != 0 || x < SHIM_MIN_SLOW) return -1;
+    s->slow_period = x;
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -313,6 +341,13 @@ const struct config_var config_vars[] = {
      "NAME=NUM[*SCALE]/DEN separated by commas, NUM and DEN counter names or cycles "
      "(bpi=bytes/items,ipkc=items*1000/cycles)",
      var_rates},
+    {"SHIM_EVENTS",
+     "none, or up to 8 hardware event names libpfm4 knows, separated by commas "
+     "(cycles,instructions or INST_RETIRED:ANY_P,LLC_MISSES)",
+     var_events},
+    {"SHIM_EVENT_SCOPE", "auto, core, observer or thread", var_event_scope},
+    {"SHIM_SLOW_PERIOD", "a whole number of TSC cycles from 100000 to 1000000000000",
+     var_slow_period},
     {NULL, NULL, NULL},
 };
 

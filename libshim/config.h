@@ -7,8 +7,10 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "events.h"
 #include "shim.h"
 
 #define SHIM_MAX_PERIOD      1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
@@ -16,13 +18,19 @@
 #define SHIM_MAX_TAG_CAP     (1u << 20)
 #define SHIM_MAX_TABLE_BYTES ((size_t)256 << 20) /* the observer's tables, all told */
 #define SHIM_DEFAULT_OUTPUT  "shim-%e-%p.json"
+#define SHIM_DEFAULT_SLOW    2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
+#define SHIM_MIN_SLOW        100000u
 
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */
     char output[PATH_MAX];
-    char rates[512]; /* SHIM_RATES as given ("" = none) */
-    int disable;     /* SHIM_DISABLE=1 */
-    int quiet;       /* SHIM_QUIET=1: no summary line at stop */
+    char rates[512];                              /* SHIM_RATES as given ("" = none) */
+    char event_names[EVENTS_MAX][EVENT_NAME_MAX]; /* SHIM_EVENTS */
+    unsigned n_events;
+    enum event_scope event_scope; /* SHIM_EVENT_SCOPE */
+    uint64_t slow_period;         /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
+    int disable;                  /* SHIM_DISABLE=1 */
+    int quiet;                    /* SHIM_QUIET=1: no summary line at stop */
 };
 
 /* One environment variable the configuration knows. */

@@ -85,22 +85,45 @@ static void strict_exit(int strict)
     if (strict && !exiting) exit(SHIM_STRICT_EXIT_STATUS);
 }
 
+static void complain(int strict, const char *otherwise, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "shim: %s; %s\n", msg,
+            strict && !exiting ? consequence(strict)
+            : otherwise        ? otherwise
+                               : consequence(0));
+    strict_exit(strict);
+}
+
+void run_complain(int strict, const char *otherwise, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    complain(strict, otherwise, fmt, ap);
+    va_end(ap);
+}
+
 /* One line on stderr; under SHIM_STRICT the program exits. Returns code. */
 static int fail(int code, int strict, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    complain(strict, NULL, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "shim: %s; %s\n", msg, consequence(strict));
-    strict_exit(strict);
     return code;
 }
 
+/* The observer thread: it makes itself known (hardware events are opened for it by
+ * thread id), then waits until the coordinator has built its plan, or given up. */
 static void *observer_main(void *arg)
 {
-    observer_run(&((struct shim_run *)arg)->obs);
+    struct shim_run *r = arg;
+    r->observer_tid = gettid();
+    sem_post(&r->observer_ready);
+    while (sem_wait(&r->observer_go) != 0)
+        ;
+    if (!r->observer_abort) observer_run(&r->obs);
     return NULL;
 }
 
@@ -125,44 +148,51 @@ static void counter_label(unsigned slot, char *out, size_t len)
         snprintf(out, len, "counter%u", slot);
 }
 
-/* The derived rates of SHIM_RATES, resolved against the counters read. */
+/* A counter of the run by name, or -1. */
+static int counter_named(const struct shim_run *r, const char *name)
+{
+    for (unsigned i = 0; i < r->n_counters; i++)
+        if (!strcmp(r->counter[i].name, name)) return (int)i;
+    return -1;
+}
+
+/* The derived rates of SHIM_RATES, resolved against the counters read. A denominator
+ * "tsc" is the TSC; "cycles" is the hardware cycles counter when one is read, and the
+ * TSC otherwise. */
 static int plan_derived_rates(struct shim_run *r, struct probe_plan *p)
 {
-    char why[256], labels[SHIM_COUNTER_SLOTS][64], known[SHIM_COUNTER_SLOTS * 66 + 8] = "";
-    int n = config_parse_rates(r->settings.rates, r->derived, PROBE_MAX_RATES, why, sizeof why);
-    for (unsigned i = 0; i < r->n_counter_slots; i++) {
-        counter_label(r->counter_slot[i], labels[i], sizeof labels[i]);
-        strcat(known, labels[i]);
+    struct rate_spec derived[PROBE_MAX_RATES];
+    char why[256], known[PROBE_MAX_COUNTERS * (EVENT_LABEL_MAX + 2) + 16] = "";
+    int n = config_parse_rates(r->settings.rates, derived, PROBE_MAX_RATES, why, sizeof why);
+    for (unsigned i = 0; i < r->n_counters; i++) {
+        strcat(known, r->counter[i].name);
         strcat(known, ", ");
     }
-    strcat(known, "cycles");
+    strcat(known, "tsc");
     if (n < 0) return fail(SHIM_EINVAL, r->settings.cfg.strict, "SHIM_RATES: %s", why);
-    if (p->n_rates + (unsigned)n > PROBE_MAX_RATES)
-        return fail(SHIM_EINVAL, r->settings.cfg.strict,
-                    "SHIM_RATES: %d rates and %u counters make more than %d rates", n,
-                    r->n_counter_slots, PROBE_MAX_RATES);
     for (int k = 0; k < n; k++) {
-        struct rate_spec *d = &r->derived[k];
-        int num = -1, den = PROBE_RATE_PER_TSC, den_found = !strcmp(d->den, "cycles");
-        for (unsigned i = 0; i < r->n_counter_slots; i++) {
-            if (!strcmp(labels[i], d->num)) num = (int)i;
-            if (!den_found && !strcmp(labels[i], d->den)) den = (int)i, den_found = 1;
-        }
-        if (num < 0 || !den_found)
+        const struct rate_spec *d = &derived[k];
+        int num = counter_named(r, d->num), den = counter_named(r, d->den);
+        int tsc = den < 0 && (!strcmp(d->den, "tsc") || !strcmp(d->den, "cycles"));
+        if (num < 0 || (den < 0 && !tsc))
             return fail(SHIM_EINVAL, r->settings.cfg.strict,
                         "SHIM_RATES: %s=%s/%s names %s, which is not a counter shim reads "
                         "(it reads: %s)",
                         d->name, d->num, d->den, num < 0 ? d->num : d->den, known);
-        p->rate[p->n_rates++] = (struct probe_rate){num, den, d->scale};
+        if (run_add_rate(r, p, num, tsc ? PROBE_RATE_PER_TSC : den, d->scale, d->name,
+                         tsc ? "tsc" : d->den) != 0)
+            return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                        "SHIM_RATES: with the counters' own rates, more than %d rates",
+                        PROBE_MAX_RATES);
     }
-    r->n_derived = (unsigned)n;
     return 0;
 }
 
+/* The plan's hardware readings are in place (hardware_open); add the software counters,
+ * the tags and the rates. */
 static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
 {
     const struct shim_config *c = &r->settings.cfg;
-    memset(p, 0, sizeof *p);
     names_lock();
     r->n_tag_slots =
         slots_of(c->tag_slots, names_tag_slots_named(), 1, SHIM_TAG_SLOTS, r->tag_slot);
@@ -170,15 +200,32 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
         slots_of(c->counter_slots, names_counters_named(), 0, SHIM_COUNTER_SLOTS, r->counter_slot);
     for (unsigned i = 0; i < r->n_tag_slots; i++)
         p->tag[p->n_tags++] = &b->tag[r->tag_slot[i]];
-    for (unsigned i = 0; i < r->n_counter_slots; i++) {
-        unsigned slot = r->counter_slot[i];
+    int rc = 0;
+    if (hardware_default_rates(r, p) != 0)
+        rc = fail(SHIM_EINVAL, c->strict, "SHIM_EVENTS: more than %d rates", PROBE_MAX_RATES);
+    for (unsigned i = 0; rc == 0 && i < r->n_counter_slots; i++) {
+        unsigned slot = r->counter_slot[i], at = p->n_hw + p->n_sw;
+        struct run_counter *rc_ = &r->counter[at];
+        if (at >= PROBE_MAX_COUNTERS) {
+            rc = fail(SHIM_EINVAL, c->strict, "more than %d counters with SHIM_EVENTS",
+                      PROBE_MAX_COUNTERS);
+            break;
+        }
+        memset(rc_, 0, sizeof *rc_);
+        counter_label(slot, rc_->name, sizeof rc_->name);
+        rc_->kind = "software";
+        rc_->slot = slot;
+        rc_->width = 64;
+        rc_->scale = c->counter_scale[slot];
+        rc_->fd = -1;
+        r->n_counters = at + 1;
         p->sw[p->n_sw++].word = &b->counter[slot];
-        p->mask[i] = ~(uint64_t)0;
-        p->rate[p->n_rates++] =
-            (struct probe_rate){(int)i, PROBE_RATE_PER_TSC, c->counter_scale[slot]};
+        p->mask[at] = ~(uint64_t)0;
+        if (run_add_rate(r, p, (int)at, PROBE_RATE_PER_TSC, rc_->scale, rc_->name, NULL) != 0)
+            rc = fail(SHIM_EINVAL, c->strict, "more than %d rates", PROBE_MAX_RATES);
     }
     p->thread_word = &r->thread_word;
-    int rc = plan_derived_rates(r, p);
+    if (rc == 0) rc = plan_derived_rates(r, p);
     names_unlock();
     return rc;
 }
@@ -372,14 +419,23 @@ static int start_locked(const struct shim_config *cfg)
             .dte_off = c->dte_off,
             .max_tags = c->max_tags,
             .max_period = observer_default_max_period(c->period, c->jitter),
+            .slow_period = r->settings.slow_period,
         };
         signal_block_attach(block);
-        rc = build_plan(r, block, &plan);
+        r->observed_tid = gettid();
+        r->thread_word = (uint64_t)r->observed_tid;
+        memset(&plan, 0, sizeof plan);
+        sem_init(&r->observer_ready, 0, 0);
+        sem_init(&r->observer_go, 0, 0);
+        int launched = (rc = launch(r)) == 0;
+        if (launched)
+            while (sem_wait(&r->observer_ready) != 0) /* its thread id, for its events */
+                ;
+        if (rc == 0) rc = hardware_open(r, &plan);
+        if (rc == 0) rc = build_plan(r, block, &plan);
         if (rc == 0 && hist_spec_init(&params.hist, c->hist_buckets, c->hist_lo, c->hist_hi) != 0)
             rc = fail(SHIM_EINVAL, c->strict, "histogram %u:%g:%g cannot be built", c->hist_buckets,
                       c->hist_lo, c->hist_hi);
-        r->observed_tid = gettid();
-        r->thread_word = (uint64_t)r->observed_tid;
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
         size_t need = tag_table_bytes(1 + plan.n_tags, plan.n_rates, c->max_tags, &params.hist);
@@ -395,8 +451,12 @@ static int start_locked(const struct shim_config *cfg)
                       "out of memory for the observer's tables "
                       "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
                       c->max_tags, c->hist_buckets);
-        else if (rc == 0 && (rc = launch(r)) != 0)
-            observer_free(&r->obs);
+        if (launched) {
+            r->observer_abort = rc != 0;
+            sem_post(&r->observer_go);
+            if (rc != 0) pthread_join(r->thread, NULL);
+        }
+        if (rc != 0) hardware_close(r);
     }
     if (rc != 0) {
         if (r->pinned) sched_setaffinity(0, sizeof r->saved_affinity, &r->saved_affinity);
@@ -451,6 +511,7 @@ int shim_stop(void)
     struct shim_run *r = run;
     observer_request_stop(&r->obs);
     pthread_join(r->thread, NULL);
+    hardware_check(r);
     run = NULL; /* from here on, an exit() (SHIM_STRICT) finds nothing to stop */
     state = IDLE;
     clock_pair_take(&r->end);
@@ -470,6 +531,7 @@ int shim_stop(void)
         summary(r);
     }
     observer_free(&r->obs);
+    hardware_close(r);
     free(r);
     pthread_mutex_unlock(&lock);
     return rc;

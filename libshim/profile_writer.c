@@ -195,35 +195,31 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         json_array_append_new(tags, json_pack("{s:i, s:o}", "slot", (int)r->tag_slot[i], "name",
                                               jtext(name ? name : dflt)));
     }
-    for (unsigned i = 0; i < r->n_counter_slots; i++) {
-        char dflt[16], unit[64];
-        unsigned slot = r->counter_slot[i];
-        const char *name = names_counter(slot);
-        double scale = r->settings.cfg.counter_scale[slot];
-        snprintf(dflt, sizeof dflt, "counter%u", slot);
-        if (scale == 1.0)
-            snprintf(unit, sizeof unit, "per cycle");
-        else
-            snprintf(unit, sizeof unit, "per %g cycles", scale);
-        json_array_append_new(counters, json_pack("{s:i, s:o, s:s, s:f, s:i}", "slot", (int)slot,
-                                                  "name", jtext(name ? name : dflt), "kind",
-                                                  "software", "scale", scale, "width", 64));
-        json_array_append_new(
-            rates, json_pack("{s:o, s:o, s:s, s:f}", "name", jtext(name ? name : dflt), "counter",
-                             jtext(name ? name : dflt), "unit", unit, "scale", scale));
+    for (unsigned i = 0; i < r->n_counters; i++) {
+        const struct run_counter *c = &r->counter[i];
+        json_t *cj =
+            json_pack("{s:i, s:o, s:s, s:f, s:i}", "slot", (int)c->slot, "name", jtext(c->name),
+                      "kind", c->kind, "scale", c->scale, "width", (int)c->width);
+        if (!strcmp(c->kind, "hardware")) {
+            json_object_set_new(cj, "event", jtext(c->event));
+            json_object_set_new(cj, "scope", json_string(c->scope));
+            json_object_set_new(cj, "read",
+                                json_string(r->obs.plan.hw[i].slow ? "read-slow"
+                                            : c->rdpmc             ? "rdpmc"
+                                                                   : "read"));
+            json_object_set_new(cj, "counting", json_real(c->counting));
+            if (r->obs.plan.hw[i].own)
+                json_object_set_new(cj, "minus", jtext(r->counter[r->obs.plan.hw[i].own].name));
+        }
+        json_array_append_new(counters, cj);
     }
-    for (unsigned i = 0; i < r->n_derived; i++) {
-        const struct rate_spec *d = &r->derived[i];
-        char unit[160];
-        const char *per = strcmp(d->den, "cycles") ? d->den : "cycle";
-        if (d->scale == 1.0)
-            snprintf(unit, sizeof unit, "per %s", per);
-        else
-            snprintf(unit, sizeof unit, "per %g %s%s", d->scale, per,
-                     strcmp(d->den, "cycles") ? "" : "s");
-        json_array_append_new(rates, json_pack("{s:o, s:o, s:o, s:o, s:f}", "name", jtext(d->name),
-                                               "counter", jtext(d->num), "per", jtext(d->den),
-                                               "unit", jtext(unit), "scale", d->scale));
+    for (unsigned i = 0; i < r->n_rates; i++) {
+        const struct run_rate *rt = &r->rate[i];
+        json_t *rj = json_pack("{s:o, s:o, s:o, s:f}", "name", jtext(rt->name), "counter",
+                               jtext(rt->counter), "unit", jtext(rt->unit), "scale", rt->scale);
+        if (*rt->per) json_object_set_new(rj, "per", jtext(rt->per));
+        if (r->obs.rate_slow[i]) json_object_set_new(rj, "slow", json_true());
+        json_array_append_new(rates, rj);
     }
     *rates_out = rates;
     return json_pack("{s:o, s:o}", "tags", tags, "counters", counters);
@@ -240,14 +236,21 @@ static json_t *slot_array(const unsigned *slot, unsigned n)
 static json_t *config_json(const struct shim_run *r)
 {
     const struct shim_config *c = &r->settings.cfg;
-    return json_pack("{s:o, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}",
-                     "output", jtext(r->settings.output), "period", jint(c->period), "jitter",
-                     c->jitter, "observer_cpu", c->observer_cpu, "dte_tolerance", c->dte_tolerance,
-                     "dte_resolution", jint(r->obs.params.dte_resolution), "dte_off", c->dte_off,
-                     "strict", c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots),
-                     "counter_slots", slot_array(r->counter_slot, r->n_counter_slots), "hist",
-                     "buckets", (int)c->hist_buckets, "lo", c->hist_lo, "hi", c->hist_hi,
-                     "max_tags", (int)c->max_tags);
+    json_t *cj = json_pack(
+        "{s:o, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}", "output",
+        jtext(r->settings.output), "period", jint(c->period), "jitter", c->jitter, "observer_cpu",
+        c->observer_cpu, "dte_tolerance", c->dte_tolerance, "dte_resolution",
+        jint(r->obs.params.dte_resolution), "dte_off", c->dte_off, "strict", c->strict, "tag_slots",
+        slot_array(r->tag_slot, r->n_tag_slots), "counter_slots",
+        slot_array(r->counter_slot, r->n_counter_slots), "hist", "buckets", (int)c->hist_buckets,
+        "lo", c->hist_lo, "hi", c->hist_hi, "max_tags", (int)c->max_tags);
+    json_t *events = json_array();
+    for (unsigned e = 0; e < r->settings.n_events; e++)
+        json_array_append_new(events, jtext(r->settings.event_names[e]));
+    json_object_set_new(cj, "events", events);
+    json_object_set_new(cj, "event_scope", json_string(event_scope_name(r->settings.event_scope)));
+    json_object_set_new(cj, "slow_period", jint(r->settings.slow_period));
+    return cj;
 }
 
 static json_t *machine_json(const struct shim_run *r)
@@ -293,7 +296,7 @@ static json_t *profile_json(const struct shim_run *r)
     snprintf(version, sizeof version, "%d.%d.%d", SHIM_VERSION_MAJOR, SHIM_VERSION_MINOR,
              SHIM_VERSION_PATCH);
     if (!tags) return NULL;
-    return json_pack(
+    json_t *root = json_pack(
         "{s:s, s:i, s:s, s:{s:o, s:o, s:I, s:o}, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o,"
@@ -314,6 +317,12 @@ static json_t *profile_json(const struct shim_run *r)
         "observer_cpu_seconds", o->cpu_seconds, "observer_cpu_share",
         jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes", (json_int_t)o->tags.bytes,
         "tags", tags, "other", entry_json(r, tag_table_other((struct tag_table *)&o->tags), NULL));
+    json_t *samples = root ? json_object_get(root, "samples") : NULL;
+    if (samples && o->n_fast < o->plan.n_hw) {
+        json_object_set_new(samples, "slow_spans", jint(t->slow_spans));
+        json_object_set_new(samples, "slow_attributed", jint(t->slow_attributed));
+    }
+    return root;
 }
 
 /* Create a temporary file beside path, with a random name, exclusively: O_EXCL and

@@ -8,12 +8,38 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <sys/types.h>
 
 #include "config.h"
 #include "machine.h"
 #include "observer.h"
 #include "topology.h"
+
+/* One reading of the plan (same index), as the profile names it. */
+struct run_counter {
+    char name[EVENT_LABEL_MAX];
+    char event[256];   /* hardware: libpfm4's fully qualified name */
+    const char *kind;  /* "software" or "hardware" */
+    const char *scope; /* hardware: "core", "observer", "thread" or "uncore" */
+    unsigned slot;     /* software: the counter slot; hardware: the event's place in SHIM_EVENTS */
+    unsigned width;    /* bits before the counter wraps */
+    double scale;
+    char unit[16]; /* what count x scale is in, when the kernel says (MiB); else "" */
+    int fd;        /* hardware: the perf event, else -1 */
+    struct perf_event_mmap_page *page;
+    int rdpmc;       /* the page allowed rdpmc when the observer started */
+    double counting; /* the share of the run the event was on a counter, at stop */
+};
+
+/* One rate of the plan (same index). */
+struct run_rate {
+    char name[EVENT_LABEL_MAX];
+    char counter[EVENT_LABEL_MAX];
+    char per[EVENT_LABEL_MAX]; /* "" for the TSC as the counter's own time base */
+    char unit[96];
+    double scale;
+};
 
 struct shim_run {
     struct shim_settings settings;
@@ -25,8 +51,10 @@ struct shim_run {
     struct clock_pair start, end;
     unsigned tag_slot[SHIM_TAG_SLOTS], n_tag_slots;             /* plan order */
     unsigned counter_slot[SHIM_COUNTER_SLOTS], n_counter_slots; /* plan order */
-    struct rate_spec derived[PROBE_MAX_RATES]; /* SHIM_RATES, after one rate per counter */
-    unsigned n_derived;
+    struct run_counter counter[PROBE_MAX_COUNTERS];             /* the plan's readings */
+    unsigned n_counters;
+    struct run_rate rate[PROBE_MAX_RATES]; /* the plan's rates */
+    unsigned n_rates;
     long pid;
     pid_t observed_tid;
     cpu_set_t allowed, saved_affinity;
@@ -34,9 +62,34 @@ struct shim_run {
     char output_shown[PATH_MAX]; /* as the user gave it, for messages */
     char prog_name[256];
     pthread_t thread;
+    pid_t observer_tid;
+    sem_t observer_ready, observer_go; /* the observer waits until its plan is complete */
+    int observer_abort;
     int pinned;                        /* the observed thread's affinity was changed */
     _Alignas(64) uint64_t thread_word; /* the observed thread's tid, read by the observer */
 };
+
+/* One line on stderr about something that went wrong: "shim: MESSAGE; CONSEQUENCE",
+ * the consequence being `otherwise`, or under SHIM_STRICT the exit it causes. */
+void run_complain(int strict, const char *otherwise, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Hardware events (hardware.c). hardware_open() opens what SHIM_EVENTS asks for, in the
+ * scope it can honestly count, and appends the readings to r->counter and the plan's
+ * hardware list, with their default rates (ipc, cpc, one per event); an event that
+ * cannot be opened costs one line and is left out. Returns 0, or SHIM_EINVAL when
+ * SHIM_STRICT made a failure fatal. hardware_check() reads each event once more at stop
+ * (how long it was on a counter) and hardware_close() releases them.
+ * hardware_default_rates() appends the default rates of the hardware readings: 0, or -1
+ * when PROBE_MAX_RATES are taken. */
+int hardware_open(struct shim_run *r, struct probe_plan *p);
+int hardware_default_rates(struct shim_run *r, struct probe_plan *p);
+void hardware_check(struct shim_run *r);
+void hardware_close(struct shim_run *r);
+
+/* A rate appended to the plan and the run: 0, or -1 if PROBE_MAX_RATES are taken. */
+int run_add_rate(struct shim_run *r, struct probe_plan *p, int num, int den, double scale,
+                 const char *name, const char *per_name);
 
 /* Write the profile of a finished run to r->output_path, atomically. Returns 0, or -1
  * with the reason in why. */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "machine.h"
 #include "shim.h"
 #include "topology.h"
@@ -95,62 +96,47 @@ static void libpfm_pmus(int *counters)
 /* Try to open an event by name for this thread; 0, or the errno of the failure. */
 static int probe_event(const char *name, char *why, size_t len)
 {
-    struct perf_event_attr attr;
-    pfm_perf_encode_arg_t arg;
-    memset(&attr, 0, sizeof attr);
-    memset(&arg, 0, sizeof arg);
-    arg.size = sizeof arg;
-    arg.attr = &attr;
-    int rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
-    if (rc != PFM_SUCCESS) {
-        snprintf(why, len, "libpfm4 cannot encode it: %s", pfm_strerror(rc));
-        return EINVAL;
-    }
-    attr.size = sizeof attr;
-    attr.disabled = 1;
-    int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-    if (fd >= 0) {
-        close(fd);
-        snprintf(why, len, "opens");
-        return 0;
-    }
-    int err = errno;
-    const char *cause = err == ENOENT ? "no PMU, or an event this CPU does not have"
-                        : err == EACCES || err == EPERM
-                            ? "not permitted: see kernel.perf_event_paranoid (sysctl)"
-                        : err == EINVAL     ? "a modifier or attribute this kernel refuses"
-                        : err == EOPNOTSUPP ? "not supported by this PMU"
-                                            : "refused";
-    snprintf(why, len, "perf_event_open fails with %s (%s): %s", strerrorname_np(err),
-             strerror(err), cause);
-    return err;
+    struct hw_event ev;
+    int rc = event_encode(name, 0, &ev, why, len);
+    if (rc) return rc;
+    ev.attr.disabled = 1;
+    int fd = event_open(&ev.attr, 0, -1, why, len);
+    if (fd < 0) return errno;
+    close(fd);
+    snprintf(why, len, "opens");
+    return 0;
 }
 
-static void any_thread(void)
+static int any_thread(void)
 {
-    unsigned a, b, c, d;
-    char vendor[13] = {0};
-    __cpuid(0, a, b, c, d);
-    memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
-    if (strcmp(vendor, "GenuineIntel") != 0) {
-        fact("any-thread",
-             "not available: %s CPUs have no any-thread counting "
-             "(an observer on a sibling cannot count for the other thread)",
-             vendor);
-        return;
-    }
-    if (a < 0xa) {
-        fact("any-thread", "not available: no architectural performance monitoring leaf");
-        return;
-    }
-    __cpuid(0xa, a, b, c, d);
-    unsigned version = a & 0xff;
-    int deprecated = (d >> 15) & 1; /* CPUID.0AH:EDX[15]: AnyThread deprecation */
-    if (version >= 3 && !deprecated)
-        fact("any-thread", "available (architectural PMU version %u)", version);
+    char why[256];
+    int yes = cpu_any_thread(why, sizeof why);
+    fact("any-thread", "%s: %s", yes ? "available" : "not available", why);
+    return yes;
+}
+
+/* Memory-controller and data-fabric PMUs the kernel exposes: shim reads them as slow
+ * signals (bandwidth per tag). */
+static int memory_pmus(void)
+{
+    char list[512] = "";
+    DIR *d = opendir("/sys/bus/event_source/devices");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if ((!strncmp(e->d_name, "uncore_imc", 10) || !strcmp(e->d_name, "amd_df") ||
+             !strncmp(e->d_name, "amd_umc", 7)) &&
+            strlen(list) + strlen(e->d_name) + 3 < sizeof list) {
+            if (*list) strcat(list, ", ");
+            strcat(list, e->d_name);
+        }
+    if (d) closedir(d);
+    if (*list)
+        fact("memory PMU", "%s (memory bandwidth per tag: name its events in SHIM_EVENTS)", list);
     else
-        fact("any-thread", "not available: %s",
-             version < 3 ? "PMU version below 3" : "deprecated on this CPU");
+        fact("memory PMU",
+             "none exposed (no uncore_imc*, amd_df or amd_umc): memory bandwidth per tag "
+             "is not available");
+    return *list != 0;
 }
 
 static void placements(hwloc_topology_t topo)
@@ -216,6 +202,7 @@ int main(int argc, char **argv)
          tsc.hz / 1e9, tsc.source ? tsc.source : "unknown", (unsigned long long)tsc.step);
 
     int has_cpu_pmu = kernel_pmus(), counters = -1;
+    if (!has_cpu_pmu) fact("", "hardware events can at most be the kernel's software ones here");
     int pfm = pfm_initialize();
     if (pfm == PFM_SUCCESS)
         libpfm_pmus(&counters);
@@ -235,26 +222,34 @@ int main(int argc, char **argv)
         fact("counters", "%d programmable per hardware thread (libpfm4)", counters);
     else
         fact("counters", "unknown: no core PMU recognised");
-    any_thread();
+    int anythread = any_thread();
 
     int cycles_err = pfm == PFM_SUCCESS ? probe_event("cycles", why, sizeof why) : ENOSYS;
     fact("cycles", "%s", pfm == PFM_SUCCESS ? why : "not probed (libpfm4 unavailable)");
     char why2[512];
     int instr_err = pfm == PFM_SUCCESS ? probe_event("instructions", why2, sizeof why2) : ENOSYS;
     fact("instructions", "%s", pfm == PFM_SUCCESS ? why2 : "not probed (libpfm4 unavailable)");
+    int memory = memory_pmus();
     placements(topo);
     hwloc_topology_destroy(topo);
 
     putchar('\n');
-    if (cycles_err == 0 && instr_err == 0)
+    if (cycles_err || instr_err)
         fact("verdict",
-             "hardware counters: cycles and instructions open here%s; this version "
-             "of shim reads software signals and the TSC only",
-             has_cpu_pmu ? "" : " (though no cpu PMU is listed)");
+             "IPC per tag: not available because %s; software signals and TSC-based rates: "
+             "available",
+             cycles_err ? why : why2);
+    else if (m.smt && anythread)
+        fact("verdict", "IPC per tag: available (SHIM_EVENTS=cycles,instructions; the observer "
+                        "counts the core and subtracts its own count)");
     else
         fact("verdict",
-             "IPC per tag: not available because %s; software signals and "
-             "TSC-based rates: available",
-             cycles_err ? why : why2);
+             "IPC per tag: not available at the sample period because %s; the observed "
+             "thread's IPC every slow period: SHIM_EVENT_SCOPE=thread",
+             !m.smt ? "there are no SMT siblings (the observer's counters count only its own "
+                      "core)"
+                    : "this CPU cannot count for the other hardware thread");
+    fact("", "memory bandwidth per tag: %s",
+         memory ? "available as a slow signal" : "not available (no memory-controller PMU)");
     return 0;
 }

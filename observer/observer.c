@@ -21,14 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dte.h"
 #include "tsc.h"
 
-/* One sample as read is a run of `stride` words: the start and end markers, the
- * counter readings, a timestamp per software counter, then the thread word and the
- * tags, which together are the key of the tag table. */
-enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_C = 2 };
+/* One sample as read is a run of `stride` words: the start and end markers, whether the
+ * slow counters were read, the counter readings, a timestamp per counter read after the
+ * window (slow hardware, then software), then the thread word and the tags, which
+ * together are the key of the tag table. */
+enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_DUE = 2, SAMPLE_C = 3 };
 
 static inline uint64_t *sample_at(const struct observer *o, unsigned i)
 {
@@ -36,6 +38,12 @@ static inline uint64_t *sample_at(const struct observer *o, unsigned i)
 }
 
 static const uint64_t no_thread_word;
+
+uint64_t probe_hw_read_fd(const struct probe_hw *h)
+{
+    uint64_t v[3]; /* count, time enabled, time running */
+    return read(h->fd, v, sizeof v) == (ssize_t)sizeof v ? v[0] : 0;
+}
 
 int observer_init(struct observer *o, const struct probe_plan *plan,
                   const struct observer_params *params)
@@ -47,17 +55,34 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (probe_readings(plan) > PROBE_MAX_COUNTERS || plan->n_rates > PROBE_MAX_RATES ||
         plan->n_tags > SHIM_TAG_SLOTS)
         return -1;
+    /* fast hardware counters first, then the slow ones; an own count is a fast reading */
+    while (o->n_fast < plan->n_hw && !plan->hw[o->n_fast].slow)
+        o->n_fast++;
+    for (unsigned i = 0; i < plan->n_hw; i++)
+        if ((i >= o->n_fast && !plan->hw[i].slow) ||
+            (plan->hw[i].own && (plan->hw[i].own >= o->n_fast || plan->hw[i].own == i)))
+            return -1;
+    for (unsigned r = 0; r < plan->n_rates; r++) {
+        const struct probe_rate *pr = &plan->rate[r];
+        unsigned n = probe_readings(plan);
+        if ((unsigned)pr->num >= n || (pr->den != PROBE_RATE_PER_TSC && (unsigned)pr->den >= n))
+            return -1;
+        o->rate_slow[r] = (pr->num >= (int)o->n_fast && pr->num < (int)plan->n_hw) ||
+                          (pr->den >= (int)o->n_fast && pr->den < (int)plan->n_hw);
+    }
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        &params->hist) != 0)
         return -1;
-    /* [CS, CE, readings..., one timestamp per software counter, thread, tags...] */
-    o->key_offset = SAMPLE_C + probe_readings(plan) + plan->n_sw;
+    /* [CS, CE, DUE, readings..., a timestamp per late reading, thread, tags...] */
+    unsigned late = probe_readings(plan) - o->n_fast;
+    o->key_offset = SAMPLE_C + probe_readings(plan) + late;
     o->stride = o->key_offset + 1 + plan->n_tags;
     for (unsigned i = 0; i < probe_readings(plan); i++)
         o->time_offset[i] =
-            i < plan->n_hw ? SAMPLE_CS : SAMPLE_C + probe_readings(plan) + (i - plan->n_hw);
+            i < o->n_fast ? SAMPLE_CS : SAMPLE_C + probe_readings(plan) + (i - o->n_fast);
     o->batch = calloc((size_t)OBSERVER_BATCH * o->stride, sizeof *o->batch);
-    if (!o->batch) {
+    o->span = calloc(o->stride, sizeof *o->span);
+    if (!o->batch || !o->span) {
         observer_free(o);
         return -1;
     }
@@ -78,7 +103,8 @@ uint64_t observer_default_max_period(uint64_t period, double jitter)
 void observer_free(struct observer *o)
 {
     free(o->batch);
-    o->batch = NULL;
+    free(o->span);
+    o->batch = o->span = NULL;
     tag_table_free(&o->tags);
     loghist_free(&o->period);
     loghist_free(&o->gap);
@@ -100,40 +126,59 @@ void observer_request_stop(struct observer *o)
  * periods in which a counter moved, and every software rate would read low (measured:
  * by up to half). So each software counter is read after the window and followed by
  * an rdtscp of its own, which waits for the read to complete: that timestamp is the
- * counter's own time base, exact whether the read hit or missed. The thread word comes
- * first (it will say whose block to read), the tags last.
+ * counter's own time base, exact whether the read hit or missed. Slow hardware counters,
+ * when their time has come, are read next, the same way: a read of them takes
+ * microseconds, and coming after the software reads it lengthens only the period that
+ * follows, which record_period treats like an aggregation pause. The thread word and the
+ * tags come last, after every counter, so that a span of the slow counters sees each tag
+ * value read inside it (track_span).
  */
-static inline void take_sample(const struct observer *o, uint64_t *s)
+static inline void take_sample(struct observer *o, uint64_t *s)
 {
     const struct probe_plan *p = &o->plan;
-    uint64_t *c = s + SAMPLE_C, *t_sw = c + probe_readings(p), *key = s + o->key_offset;
+    /* t_late[i]: the timestamp of reading i >= n_fast (the words after the readings) */
+    uint64_t *c = s + SAMPLE_C, *t_late = c + probe_readings(p) - o->n_fast,
+             *key = s + o->key_offset;
     s[SAMPLE_CS] = tsc_marker();
-    for (unsigned i = 0; i < p->n_hw; i++) {
+    for (unsigned i = 0; i < o->n_fast; i++) {
         tsc_marker();
         c[i] = probe_hw_read(&p->hw[i]);
     }
     s[SAMPLE_CE] = tsc_marker();
-    key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < p->n_sw; i++) {
         c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
-        t_sw[i] = tsc_marker();
+        t_late[p->n_hw + i] = tsc_marker();
     }
+    s[SAMPLE_DUE] = o->n_fast < p->n_hw && s[SAMPLE_CS] - o->slow_last >= o->params.slow_period;
+    if (s[SAMPLE_DUE]) {
+        o->slow_last = s[SAMPLE_CS];
+        for (unsigned i = o->n_fast; i < p->n_hw; i++) {
+            c[i] = probe_hw_read(&p->hw[i]);
+            t_late[i] = tsc_marker();
+        }
+    }
+    key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
 }
 
-/* Rates of one kept period into its entry. A rate per TSC cycle takes its time base
- * from the counter's own timestamp: the start marker for hardware counters, the rdtscp
- * right after the read for software ones. */
+/* Rates of one kept period into its entry: the fast rates (slow = 0) of a period
+ * between two samples, or the slow rates (slow = 1) of a span between two reads of the
+ * slow counters. A rate per TSC cycle takes its time base from the counter's own
+ * timestamp: the start marker for fast hardware counters, the rdtscp right after the read
+ * for the others. */
 static inline void record_rates(struct observer *o, struct tag_entry *e, const uint64_t *prev,
-                                const uint64_t *cur)
+                                const uint64_t *cur, int slow)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &o->tags.hist;
     uint64_t d[PROBE_MAX_COUNTERS];
     for (unsigned i = 0; i < probe_readings(p); i++)
         d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
+    for (unsigned i = 0; i < p->n_hw; i++)
+        if (p->hw[i].own) d[i] = core_minus_own(d[i], d[p->hw[i].own]);
     for (unsigned r = 0; r < p->n_rates; r++) {
+        if (o->rate_slow[r] != slow) continue;
         const struct probe_rate *pr = &p->rate[r];
         unsigned at = o->time_offset[pr->num];
         double a = (double)d[pr->num] * pr->scale;
@@ -151,7 +196,7 @@ static inline uint64_t longest_time_base(const struct observer *o, const uint64_
                                          const uint64_t *cur)
 {
     uint64_t longest = cur[SAMPLE_CS] - prev[SAMPLE_CS];
-    for (unsigned i = o->plan.n_hw; i < probe_readings(&o->plan); i++) {
+    for (unsigned i = o->plan.n_hw; i < probe_readings(&o->plan); i++) { /* software */
         unsigned at = o->time_offset[i];
         uint64_t d = cur[at] - prev[at];
         longest = d > longest ? d : longest;
@@ -166,6 +211,33 @@ static inline int same_key(const struct observer *o, const uint64_t *a, const ui
     return 1;
 }
 
+/*
+ * Slow counters are rated over spans, from one read of them to the next (some
+ * slow_period cycles, many samples). A span carries their rates to a tag only when every
+ * sample from the one before its start to its end read that tag (and the same thread):
+ * the tags are read after the counters, so these are exactly the samples whose tags
+ * bracket the span. A span in which the program changed phase is counted
+ * (samples.slow_spans) but rated for nobody, so a slow rate never mixes phases, and
+ * phases shorter than slow_period get no slow rates (their fast rates and shares are
+ * unaffected). Called for every period, in order.
+ */
+static void track_span(struct observer *o, const uint64_t *prev, const uint64_t *cur)
+{
+    const uint64_t *pk = prev + o->key_offset, *ck = cur + o->key_offset;
+    if (o->span_open && !same_key(o, pk, o->span + o->key_offset)) o->span_clean = 0;
+    if (!cur[SAMPLE_DUE]) return;
+    if (o->span_open) {
+        o->totals.slow_spans++;
+        if (o->span_clean && same_key(o, ck, o->span + o->key_offset)) {
+            o->totals.slow_attributed++;
+            record_rates(o, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span, cur, 1);
+        }
+    }
+    memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
+    o->span_open = 1;
+    o->span_clean = same_key(o, pk, ck);
+}
+
 /* One period [prev, cur], attributed to the tags read right after prev's counters.
  *
  * A period in which the observer aggregated (busy) is no sample, but when the same tags
@@ -177,6 +249,10 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
 {
     uint64_t d_start = cur[SAMPLE_CS] - prev[SAMPLE_CS], d_end = cur[SAMPLE_CE] - prev[SAMPLE_CE];
     const uint64_t *key = prev + o->key_offset; /* tags read inside this period */
+    if (o->n_fast < o->plan.n_hw) {
+        track_span(o, prev, cur);
+        busy |= (int)prev[SAMPLE_DUE]; /* the slow reads lengthened this period */
+    }
     o->totals.total++;
     loghist_add(&o->period, (double)d_start);
     if (busy || longest_time_base(o, prev, cur) > o->params.max_period) {
@@ -200,7 +276,7 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
         return;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, e, prev, cur);
+    record_rates(o, e, prev, cur, 0);
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
 }

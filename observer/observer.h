@@ -28,7 +28,8 @@ struct observer_params {
      * it, so it is counted but attributed to nothing. */
     uint64_t max_period;
     struct hist_spec hist;
-    uint64_t seed; /* for the period jitter */
+    uint64_t seed;        /* for the period jitter */
+    uint64_t slow_period; /* TSC cycles between reads of the slow counters */
 };
 
 struct observer_totals {
@@ -38,6 +39,9 @@ struct observer_totals {
     uint64_t kept, discarded;
     uint64_t thread_changes;
     uint64_t other; /* periods that went to the `other` entry */
+    /* Slow counters: spans between two of their reads, and of those the spans whose every
+     * sample read the same tags, which alone carry the slow counters' rates. */
+    uint64_t slow_spans, slow_attributed;
 };
 
 /* Sampling as fast as it can, the observer aggregates every OBSERVER_AGGREGATE TSC
@@ -59,6 +63,11 @@ struct observer {
     unsigned stride;                          /* words per sample */
     unsigned key_offset;                      /* where the tag-table key starts in a sample */
     unsigned time_offset[PROBE_MAX_COUNTERS]; /* each reading's timestamp in a sample */
+    unsigned n_fast;                          /* hardware readings read in every sample */
+    unsigned char rate_slow[PROBE_MAX_RATES]; /* the rate uses a slow counter */
+    uint64_t slow_last;                       /* start marker of the last slow read */
+    uint64_t *span;                           /* the sample that began the current span */
+    int span_open, span_clean;
     /* Written once by the coordinator, read by the loop: its own cache line. */
     _Alignas(64) uint64_t stop;
     char pad[56];

@@ -3,12 +3,17 @@
  * into rates. The coordinator fills a plan before the observer starts; the observer
  * never changes it.
  *
- * Counters come in two lists, read in this order after the start marker, each after a
- * serialising rdtscp (SHIM paper, Figure 2): hardware counters (perf events read with
- * rdpmc through their mmap page) and software counters (words in the program's signal
- * block). Both land in one array of readings, hardware first, so rates name counters by
- * index whatever their kind. Tags and the thread word are read after the end marker:
- * any value inside the period names it correctly, so they need no ordering.
+ * Counters come in two lists: hardware counters (perf events) and software counters
+ * (words in the program's signal block). Both land in one array of readings, hardware
+ * first, so rates name counters by index whatever their kind. Fast hardware counters are
+ * read inside the DTE window, each after a serialising rdtscp (SHIM paper, Figure 2),
+ * with rdpmc through their mmap page, or with read() where the kernel does not allow
+ * rdpmc. Slow hardware counters (another thread's counters, a memory controller's),
+ * whose read() costs microseconds and may interrupt another CPU, come after the fast
+ * ones and are read only every `slow_period` cycles, after the window, each followed by
+ * an rdtscp of its own; software counters likewise (observer.c says why). Tags and the
+ * thread word are read after the end marker: any value inside the period names it
+ * correctly, so they need no ordering.
  */
 #ifndef SHIM_OBSERVER_PROBE_PLAN_H
 #define SHIM_OBSERVER_PROBE_PLAN_H
@@ -22,10 +27,21 @@
 #define PROBE_MAX_RATES    16
 #define PROBE_RATE_PER_TSC (-1)
 
-/* A hardware counter: the perf mmap page of an event opened for this purpose. */
+struct probe_hw;
+/* Reads a counter with a system call (or, in tests, from a recording). */
+typedef uint64_t (*probe_hw_reader)(const struct probe_hw *h);
+
+/* A hardware counter: a perf event opened for this purpose. */
 struct probe_hw {
-    const struct perf_event_mmap_page *page;
-    uint64_t mask; /* counter_mask(pmc_width) */
+    const struct perf_event_mmap_page *page; /* read with rdpmc when `read` is NULL */
+    probe_hw_reader read;                    /* else this, e.g. probe_hw_read_fd */
+    int fd;
+    void *ctx; /* for `read` */
+    int slow;  /* read every slow_period cycles only; slow counters come last */
+    /* Core-minus-own: when nonzero, the reading of the observer's own count of the same
+     * event (an index, never 0, since own readings come after the core-wide ones). The
+     * observed thread's delta is this delta minus that one. */
+    unsigned own;
 };
 
 struct probe_sw {
@@ -70,26 +86,26 @@ static inline uint64_t pmc_sign_extend(uint64_t pmc, unsigned width)
 typedef uint64_t (*pmc_reader)(unsigned counter, void *ctx);
 
 /* The kernel's self-monitoring protocol (perf_event_open(2), "mmap layout"): retry while
- * the page's seqlock moves; read the hardware counter when the kernel allows it
- * (cap_user_rdpmc, and index != 0 while the event is on a counter), sign-extend it from
- * pmc_width and add the kernel's offset. Without rdpmc the offset alone is returned,
- * which is only the count as of the event's last update: the caller must not rate it. */
-static inline uint64_t probe_hw_read_using(const struct perf_event_mmap_page *page,
-                                           pmc_reader read_pmc, void *ctx)
+ * the page's seqlock moves; when the kernel allows rdpmc (cap_user_rdpmc) and the event
+ * is on a counter (index != 0), read the hardware counter, sign-extend it from pmc_width
+ * and add the kernel's offset: 1 and the count. Otherwise 0: the count must come from
+ * read() (the offset alone is only the count as of the event's last update). */
+static inline int probe_hw_rdpmc(const struct perf_event_mmap_page *page, pmc_reader read_pmc,
+                                 void *ctx, uint64_t *count)
 {
     const volatile struct perf_event_mmap_page *pc = page;
     uint32_t seq, idx;
-    uint64_t count;
+    int ok;
     do {
         seq = pc->lock;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         idx = pc->index;
-        count = (uint64_t)pc->offset;
-        if (pc->cap_user_rdpmc && idx)
-            count += pmc_sign_extend(read_pmc(idx - 1, ctx), pc->pmc_width);
+        ok = pc->cap_user_rdpmc && idx;
+        *count = (uint64_t)pc->offset;
+        if (ok) *count += pmc_sign_extend(read_pmc(idx - 1, ctx), pc->pmc_width);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     } while (pc->lock != seq);
-    return count;
+    return ok;
 }
 
 static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
@@ -98,9 +114,26 @@ static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
     return __builtin_ia32_rdpmc((int)counter);
 }
 
+/* read() of a perf event opened with PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING (the count
+ * comes first); 0 if nothing could be read. A system call: for another thread's event
+ * the kernel may interrupt that thread's CPU to bring the count up to date. */
+uint64_t probe_hw_read_fd(const struct probe_hw *h);
+
 static inline uint64_t probe_hw_read(const struct probe_hw *h)
 {
-    return probe_hw_read_using(h->page, rdpmc_reader, NULL);
+    uint64_t count;
+    if (h->read) return h->read(h);
+    if (probe_hw_rdpmc(h->page, rdpmc_reader, NULL, &count)) return count;
+    return probe_hw_read_fd(h);
+}
+
+/* The observed thread's share of a core-wide delta: what the core counted minus what the
+ * observer counted itself. The two are read a few cycles apart, so in a period where the
+ * observed thread counted (almost) nothing the difference can come out below zero: that
+ * is zero events, not a huge unsigned number. */
+static inline uint64_t core_minus_own(uint64_t core, uint64_t own)
+{
+    return core > own ? core - own : 0;
 }
 
 static inline uint64_t probe_sw_read(const struct probe_sw *s)

@@ -15,7 +15,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 [ $? -eq 0 ] && ok "exits 0" || bad "exit status"
 cat "$tmp/out"
 for key in CPU topology TSC "kernel PMUs" libpfm4 paranoid rdpmc counters any-thread cycles \
-    instructions placement verdict; do
+    instructions "memory PMU" placement verdict; do
     grep -q "^$key " "$tmp/out" && ok "prints $key" || bad "no $key line"
 done
 cpus=$(nproc)
@@ -26,8 +26,10 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
         bad "verdict on a machine without a cpu PMU"
     echo "skipped: no PMU (the verdict for a machine with counters is not checked here)"
 else
-    grep -Eq "^verdict .*(open here|not available because)" "$tmp/out" && ok "verdict present" || bad "verdict"
+    grep -Eq "^verdict .*IPC per tag: (available|not available)" "$tmp/out" && ok "verdict present" || bad "verdict"
 fi
+grep -q "memory bandwidth per tag: " "$tmp/out" && ok "says whether memory bandwidth per tag is available" ||
+    bad "no memory bandwidth verdict"
 "$info" --help >/dev/null 2>&1 && ok "--help exits 0" || bad "--help"
 "$info" --bogus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && ok "an unknown option exits 2" || bad "unknown option status"

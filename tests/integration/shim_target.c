@@ -18,6 +18,7 @@
  *   threads N        create and join N short threads that signal, while observing
  *   oom              limit the address space, then start with a large tag table
  *   fsize            limit file size so the profile cannot be written
+ *   busy-sleep SECONDS  tag 0 alternates: "one" spins 40 ms, "two" sleeps 40 ms
  */
 #include <shim.h>
 
@@ -51,6 +52,23 @@ static void work(double seconds)
         SHIM_COUNT(0, 1);
         SHIM_COUNT(1, 3); /* "triples": always 3 per loop, for counter/counter rates */
         i++;
+    }
+}
+
+/* Phases of known CPU use: the observed thread runs through all of "one" and sleeps
+ * through "two", so its task clock (ns) per TSC cycle is 1e9 / TSC hz in one and ~0 in
+ * the other, on any machine. */
+static void busy_sleep(double seconds)
+{
+    double end = now() + seconds;
+    while (now() < end) {
+        SHIM_SIGNAL(0, 1);
+        double until = now() + 0.04;
+        while (now() < until)
+            sink++;
+        SHIM_SIGNAL(0, 2);
+        struct timespec ts = {0, 40 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
 }
 
@@ -112,7 +130,12 @@ int main(int argc, char **argv)
     double seconds = argc > 2 ? atof(argv[2]) : 0.3;
     if (seconds <= 0) seconds = 0.3;
     names();
-    if (strcmp(mode, "work") == 0) {
+    if (strcmp(mode, "busy-sleep") == 0) {
+        start();
+        busy_sleep(seconds);
+        int rc = shim_stop();
+        printf("stop: %d %s\n", rc, shim_strerror(rc));
+    } else if (strcmp(mode, "work") == 0) {
         start();
         work(seconds);
         int rc = shim_stop();

@@ -189,7 +189,7 @@ expect "SHIM_RATES: both rates in the profile" json rates.json \
 expect "SHIM_RATES: triples per loop is 3 in every tag" json rates.json \
     "all(abs(t['rates'][-2]['rate']-3)<0.03 for t in d['tags'] if t['rates'][-2]['n']>100)"
 SHIM_RATES="x=nosuch/loops" "$target" work 0.05 >out24b 2>err24b
-expect "SHIM_RATES: an unknown counter is named, with those shim reads" has err24b "names nosuch, which is not a counter shim reads (it reads: loops, triples, cycles)"
+expect "SHIM_RATES: an unknown counter is named, with those shim reads" has err24b "names nosuch, which is not a counter shim reads (it reads: loops, triples, tsc)"
 SHIM_RATES="x=loops" "$target" work 0.05 >out24c 2>err24c
 expect "SHIM_RATES: bad syntax refused" has err24c 'SHIM_RATES="x=loops" is not valid'
 

@@ -109,6 +109,14 @@ static const struct var_case var_cases[] = {
      {"a=x/y", "bpi=bytes/items, ipkc=items*1000/cycles", "r=a*0.5/cycles", "c.d=e_f/g.h"},
      {"", "x", "x=", "x=a", "x=a/", "=a/b", "x=a*0/b", "x=a*-1/b", "x=a/b,x=c/d", "x=a/b;",
       "1x=a/b", "x=a*/b"}},
+    {"SHIM_EVENTS",
+     {"none", "cycles", "cycles,instructions", " cycles , instructions ", "INST_RETIRED:ANY_P:u",
+      "amd_df/event=0x07,umask=0x38/,cycles", "e1,e2,e3,e4,e5,e6,e7,e8"},
+     {"", ",", "a,,b", "a,a", "a b", "cycles,", "e1,e2,e3,e4,e5,e6,e7,e8,e9", "a\tb"}},
+    {"SHIM_EVENT_SCOPE", {"auto", "core", "observer", "thread"}, {"", "Core", "all", "thread "}},
+    {"SHIM_SLOW_PERIOD",
+     {"100000", "2000000", "1000000000000"},
+     {"", "99999", "0", "-1", "1e6", "1000000000001"}},
 };
 #define N_VAR_CASES (sizeof var_cases / sizeof var_cases[0])
 

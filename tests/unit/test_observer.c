@@ -26,6 +26,7 @@
 
 #include "dte.h"
 #include "observer.h"
+#include "observer_thread.h"
 
 #define RUN_NS (50 * 1000000L) /* how long the observed side runs */
 
@@ -42,19 +43,6 @@ struct run_options {
     uint64_t counter_start; /* where the software counter starts */
     unsigned width;         /* the counter's width (0: 64) */
 };
-
-static void *observer_main(void *arg)
-{
-    observer_run(arg);
-    return NULL;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void store(uint64_t *w, uint64_t v)
 {
@@ -108,7 +96,7 @@ static void run_observer_limited(struct observer *o, const struct run_options *o
     assert_int_equal(observer_init(o, &plan, &params), 0);
 
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, observer_main, o), 0);
+    assert_int_equal(pthread_create(&th, NULL, observer_thread, o), 0);
     play_program(opt);
     observer_request_stop(o);
     assert_int_equal(pthread_join(th, NULL), 0);
