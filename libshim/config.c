@@ -311,6 +311,51 @@ static int var_slow_period(struct shim_settings *s, const char *v)
     return 0;
 }
 
+/* A size: digits with an optional K, M or G (powers of 1024), 64K to 64G. */
+static int parse_size(const char *v, uint64_t *out)
+{
+    char digits[32];
+    size_t n = strspn(v, "0123456789");
+    uint64_t x, unit = 1;
+    if (n == 0 || n >= sizeof digits) return -1;
+    if (v[n]) {
+        if (v[n + 1]) return -1;
+        unit = v[n] == 'K' ? 1u << 10 : v[n] == 'M' ? 1u << 20 : v[n] == 'G' ? 1u << 30 : 0;
+        if (!unit) return -1;
+    }
+    memcpy(digits, v, n);
+    digits[n] = 0;
+    if (parse_u64(digits, SHIM_MAX_TRACE, &x) != 0 || x > SHIM_MAX_TRACE / unit) return -1;
+    x *= unit;
+    if (x < SHIM_MIN_TRACE) return -1;
+    *out = x;
+    return 0;
+}
+
+/* none; a size (the trace goes beside the profile); or PATH[:SIZE]. */
+static int var_trace(struct shim_settings *s, const char *v)
+{
+    char path[PATH_MAX], probe[PATH_MAX];
+    uint64_t size = SHIM_DEFAULT_TRACE;
+    if (!strcmp(v, "none")) return s->trace_on = 0, 0;
+    size_t digits = strspn(v, "0123456789");
+    if (digits && (!v[digits] || (strchr("KMG", v[digits]) && !v[digits + 1]))) {
+        if (parse_size(v, &size) != 0) return -1; /* a size, out of range */
+        s->trace_on = 1, s->trace[0] = 0, s->trace_max = size;
+        return 0;
+    }
+    if (strlen(v) >= sizeof path) return -1;
+    snprintf(path, sizeof path, "%s", v);
+    char *colon = strrchr(path, ':');
+    if (colon && parse_size(colon + 1, &size) == 0) *colon = 0;
+    if (!*path || config_expand_output(path, 4194304, "program", probe, sizeof probe) != 0)
+        return -1;
+    s->trace_on = 1;
+    s->trace_max = size;
+    snprintf(s->trace, sizeof s->trace, "%s", path);
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -348,6 +393,10 @@ const struct config_var config_vars[] = {
     {"SHIM_EVENT_SCOPE", "auto, core, observer or thread", var_event_scope},
     {"SHIM_SLOW_PERIOD", "a whole number of TSC cycles from 100000 to 1000000000000",
      var_slow_period},
+    {"SHIM_TRACE",
+     "none, a size from 64K to 64G (64M: the trace goes beside the profile), or "
+     "PATH[:SIZE] (%p pid, %e program name)",
+     var_trace},
     {NULL, NULL, NULL},
 };
 

@@ -20,6 +20,9 @@
 #define SHIM_DEFAULT_OUTPUT  "shim-%e-%p.json"
 #define SHIM_DEFAULT_SLOW    2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
 #define SHIM_MIN_SLOW        100000u
+#define SHIM_DEFAULT_TRACE   ((uint64_t)64 << 20)
+#define SHIM_MIN_TRACE       ((uint64_t)64 << 10)
+#define SHIM_MAX_TRACE       ((uint64_t)64 << 30)
 
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */
@@ -29,6 +32,9 @@ struct shim_settings {
     unsigned n_events;
     enum event_scope event_scope; /* SHIM_EVENT_SCOPE */
     uint64_t slow_period;         /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
+    int trace_on;                 /* SHIM_TRACE set */
+    char trace[PATH_MAX];         /* its path pattern; "" = beside the profile */
+    uint64_t trace_max;           /* its size limit in bytes */
     int disable;                  /* SHIM_DISABLE=1 */
     int quiet;                    /* SHIM_QUIET=1: no summary line at stop */
 };

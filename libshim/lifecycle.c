@@ -373,6 +373,21 @@ static int configure(struct shim_run *r, const struct shim_config *cfg)
         return fail(SHIM_EINVAL, r->settings.cfg.strict,
                     "the profile path %s/%s is longer than PATH_MAX", cwd, path);
     snprintf(r->output_shown, sizeof r->output_shown, "%s", path);
+    if (r->settings.trace_on) { /* beside the profile, or where SHIM_TRACE says */
+        char tpath[PATH_MAX];
+        if (!r->settings.trace[0])
+            n = snprintf(r->trace_path, sizeof r->trace_path, "%s.trace", r->output_path);
+        else if (config_expand_output(r->settings.trace, r->pid, r->prog_name, tpath,
+                                      sizeof tpath) != 0)
+            n = -1;
+        else
+            n = tpath[0] == '/' || !getcwd(cwd, sizeof cwd)
+                    ? snprintf(r->trace_path, sizeof r->trace_path, "%s", tpath)
+                    : snprintf(r->trace_path, sizeof r->trace_path, "%s/%s", cwd, tpath);
+        if (n < 0 || (size_t)n >= sizeof r->trace_path)
+            return fail(SHIM_EINVAL, r->settings.cfg.strict,
+                        "SHIM_TRACE: the trace's path is longer than PATH_MAX");
+    }
     return output_writable(r);
 }
 
@@ -451,6 +466,17 @@ static int start_locked(const struct shim_config *cfg)
                       "out of memory for the observer's tables "
                       "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
                       c->max_tags, c->hist_buckets);
+        if (rc == 0 && r->settings.trace_on) {
+            char why[PATH_MAX + 128];
+            if (trace_writer_start(&r->trace, r->trace_path, r->settings.trace_max, &plan,
+                                   r->tsc.hz, r->start.tsc, r->pid, &r->saved_affinity, why,
+                                   sizeof why) == 0) {
+                r->obs.trace = &r->trace.ring;
+                r->tracing = 1;
+            } else {
+                run_complain(c->strict, "no trace is written", "SHIM_TRACE: %s", why);
+            }
+        }
         if (launched) {
             r->observer_abort = rc != 0;
             sem_post(&r->observer_go);
@@ -512,6 +538,13 @@ int shim_stop(void)
     observer_request_stop(&r->obs);
     pthread_join(r->thread, NULL);
     hardware_check(r);
+    if (r->tracing) {
+        trace_writer_stop(&r->trace);
+        if (r->trace.error)
+            fprintf(stderr, "shim: SHIM_TRACE: writing %s failed: %s; %llu periods are not in it\n",
+                    r->trace_path, strerror(r->trace.error),
+                    (unsigned long long)r->trace.dropped_limit);
+    }
     run = NULL; /* from here on, an exit() (SHIM_STRICT) finds nothing to stop */
     state = IDLE;
     clock_pair_take(&r->end);
@@ -532,6 +565,7 @@ int shim_stop(void)
     }
     observer_free(&r->obs);
     hardware_close(r);
+    if (r->tracing) trace_writer_free(&r->trace);
     free(r);
     pthread_mutex_unlock(&lock);
     return rc;

@@ -317,6 +317,13 @@ static json_t *profile_json(const struct shim_run *r)
         "observer_cpu_seconds", o->cpu_seconds, "observer_cpu_share",
         jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes", (json_int_t)o->tags.bytes,
         "tags", tags, "other", entry_json(r, tag_table_other((struct tag_table *)&o->tags), NULL));
+    if (root && r->tracing)
+        json_object_set_new(
+            root, "trace",
+            json_pack("{s:o, s:o, s:o, s:o, s:o, s:i}", "path", jtext(r->trace_path), "records",
+                      jint(r->trace.records), "dropped_full", jint(r->trace.dropped_full),
+                      "dropped_limit", jint(r->trace.dropped_limit), "max_bytes",
+                      jint(r->trace.max_bytes), "record_words", (int)r->trace.ring.words));
     json_t *samples = root ? json_object_get(root, "samples") : NULL;
     if (samples && o->n_fast < o->plan.n_hw) {
         json_object_set_new(samples, "slow_spans", jint(t->slow_spans));

@@ -15,6 +15,7 @@
 #include "machine.h"
 #include "observer.h"
 #include "topology.h"
+#include "trace_writer.h"
 
 /* One reading of the plan (same index), as the profile names it. */
 struct run_counter {
@@ -60,6 +61,9 @@ struct shim_run {
     cpu_set_t allowed, saved_affinity;
     char output_path[PATH_MAX];  /* absolute */
     char output_shown[PATH_MAX]; /* as the user gave it, for messages */
+    char trace_path[PATH_MAX];   /* SHIM_TRACE's file, absolute, when tracing */
+    struct trace_writer trace;
+    int tracing;
     char prog_name[256];
     pthread_t thread;
     pid_t observer_tid;

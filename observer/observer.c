@@ -185,6 +185,7 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
         double v = a / b;
         hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
+        if (o->trace && !slow) o->trace_rate[r] = v;
         rate_stats_add(&e->stats[r], a, b, v);
     }
 }
@@ -244,8 +245,8 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
  * were read at both of its ends its time still counts for them: the pause lasts longer
  * after a batch of many samples, that is after a phase the observer samples quickly, so
  * dropping that time would take more of it from such phases and bias the time share. */
-static inline void record_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
-                                 int busy, uint64_t *last_kept)
+static inline unsigned account_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
+                                      int busy, uint64_t *last_kept)
 {
     uint64_t d_start = cur[SAMPLE_CS] - prev[SAMPLE_CS], d_end = cur[SAMPLE_CE] - prev[SAMPLE_CE];
     const uint64_t *key = prev + o->key_offset; /* tags read inside this period */
@@ -259,26 +260,55 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
         o->totals.interrupted++; /* the observer did something else: no sample, no rate */
         if (busy && same_key(o, key, cur + o->key_offset))      /* a short pause within one */
             tag_table_lookup(&o->tags, key)->cycles += d_start; /* tuple: its time counts */
-        return;
+        return 0;
     }
     struct tag_entry *e = tag_table_lookup(&o->tags, key);
+    unsigned flags = TRACE_ATTRIBUTED | (tag_table_is_other(&o->tags, e) ? TRACE_OTHER : 0);
     o->totals.other += tag_table_is_other(&o->tags, e);
     e->samples++;
     e->cycles += d_start;
     if (cur[o->key_offset] != key[0]) { /* rare: no rate across threads */
         o->totals.thread_changes++;
-        return;
+        return flags;
     }
     o->totals.rated++;
     loghist_add(&o->cpc, (double)d_end / (double)d_start);
     if (!o->params.dte_off &&
         !dte_accept(d_start, d_end, o->params.dte_tolerance, o->params.dte_resolution))
-        return;
+        return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
     record_rates(o, e, prev, cur, 0);
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
+    return flags | TRACE_RATED | TRACE_KEPT;
+}
+
+/* The period as a trace record (docs/trace-format.md), into the ring if it has room. */
+static inline void trace_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
+                                unsigned flags)
+{
+    uint64_t *rec = trace_ring_slot(o->trace);
+    if (!rec) return;
+    const uint64_t *key = prev + o->key_offset;
+    rec[0] = o->totals.total - 1;
+    rec[1] = prev[SAMPLE_CS];
+    rec[2] = cur[SAMPLE_CS] - prev[SAMPLE_CS];
+    rec[3] = flags;
+    for (unsigned i = 0; i < o->tags.key_words; i++) /* the thread word, then the tags */
+        rec[4 + i] = key[i];
+    memcpy(rec + 4 + o->tags.key_words, o->trace_rate, o->plan.n_rates * sizeof *rec);
+    trace_ring_push(o->trace);
+}
+
+static inline void record_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
+                                 int busy, uint64_t *last_kept)
+{
+    if (o->trace)
+        for (unsigned r = 0; r < o->plan.n_rates; r++)
+            o->trace_rate[r] = NAN; /* until record_rates says otherwise */
+    unsigned flags = account_period(o, prev, cur, busy, last_kept);
+    if (o->trace) trace_period(o, prev, cur, flags);
 }
 
 static inline uint64_t next_random(uint64_t *s)

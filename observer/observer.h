@@ -15,6 +15,16 @@
 #include "loghist.h"
 #include "probe_plan.h"
 #include "tag_table.h"
+#include "trace_ring.h"
+
+/* Flags of a trace record (docs/trace-format.md). */
+enum { TRACE_ATTRIBUTED = 1, TRACE_RATED = 2, TRACE_KEPT = 4, TRACE_OTHER = 8 };
+
+/* Words of a trace record for this plan: seq, start, cycles, flags, thread, tags, rates. */
+static inline unsigned trace_record_words(const struct probe_plan *p)
+{
+    return 5 + p->n_tags + p->n_rates;
+}
 
 struct observer_params {
     uint64_t period;         /* target TSC cycles between start markers; 0: no waiting */
@@ -68,6 +78,10 @@ struct observer {
     uint64_t slow_last;                       /* start marker of the last slow read */
     uint64_t *span;                           /* the sample that began the current span */
     int span_open, span_clean;
+    /* Tracing (NULL: off): every period goes into this ring, set by the coordinator
+     * before the observer runs; trace_rate holds the period's rates meanwhile. */
+    struct trace_ring *trace;
+    double trace_rate[PROBE_MAX_RATES];
     /* Written once by the coordinator, read by the loop: its own cache line. */
     _Alignas(64) uint64_t stop;
     char pad[56];

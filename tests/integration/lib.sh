@@ -1,6 +1,11 @@
 # Helpers shared by the integration scripts (sourced). Each check prints "ok: ..." or
 # "FAIL: ..."; finish prints the summary line ctest reads and sets the exit status.
 pass=0 fail=0
+fresh_dir() { # DIR: an empty working directory, made the current one
+    rm -rf "$1"
+    mkdir -p "$1"
+    cd "$1" || exit 1
+}
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 expect() { # description command...: command must succeed

@@ -9,11 +9,9 @@
 # Usage: test_events.sh SHIM_TARGET SHIMVIEW WORKDIR
 set -u
 target=$1 shimview=$2 dir=$3
-rm -rf "$dir"
-mkdir -p "$dir"
 here=$(cd "$(dirname "$0")" && pwd)
-cd "$dir" || exit 1
 . "$here/lib.sh"
+fresh_dir "$dir"
 pmu=0
 [ -e /sys/bus/event_source/devices/cpu ] && pmu=1
 hw="[c for c in d['signals']['counters'] if c['kind']=='hardware']"

@@ -5,11 +5,9 @@
 # Usage: test_integration.sh SHIM_TARGET SHIMVIEW WORKDIR
 set -u
 target=$1 shimview=$2 dir=$3
-rm -rf "$dir"
-mkdir -p "$dir"
 here=$(cd "$(dirname "$0")" && pwd)
-cd "$dir" || exit 1
 . "$here/lib.sh"
+fresh_dir "$dir"
 
 # 1. a plain run writes a valid profile with consistent totals
 SHIM_OUTPUT=plain.json "$target" work 0.3 >out1 2>err1

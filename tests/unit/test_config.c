@@ -117,6 +117,9 @@ static const struct var_case var_cases[] = {
     {"SHIM_SLOW_PERIOD",
      {"100000", "2000000", "1000000000000"},
      {"", "99999", "0", "-1", "1e6", "1000000000001"}},
+    {"SHIM_TRACE",
+     {"none", "64K", "64M", "64G", "trace.bin", "/tmp/t-%p.trace:1G", "t:x"},
+     {"", "1K", "63K", "65G", "%q.trace", ":64M", "99999999999999999999"}},
 };
 #define N_VAR_CASES (sizeof var_cases / sizeof var_cases[0])
 
