@@ -356,6 +356,40 @@ static int var_trace(struct shim_settings *s, const char *v)
     return 0;
 }
 
+/* Y:X[:BUCKETS[:LO:HI]], Y and X rate names. */
+static int var_by(struct shim_settings *s, const char *v)
+{
+    char y[64], x[64];
+    const char *p = v;
+    uint64_t buckets = 20;
+    double lo = 0, hi = 0;
+    if (copy_identifier(&p, y, sizeof y) || *p++ != ':' || copy_identifier(&p, x, sizeof x))
+        return -1;
+    if (*p == ':') {
+        char *end;
+        char num[32];
+        size_t n = strcspn(p + 1, ":");
+        if (n == 0 || n >= sizeof num) return -1;
+        memcpy(num, p + 1, n);
+        num[n] = 0;
+        if (parse_u64(num, 100000, &buckets) != 0 || buckets == 0) return -1;
+        p += 1 + n;
+        if (*p == ':') {
+            if (parse_double(p + 1, -1e300, 1e300, &lo, &end) != 0 || *end != ':' ||
+                parse_double(end + 1, -1e300, 1e300, &hi, &end) != 0 || *end || !(lo < hi))
+                return -1;
+            p = end;
+        }
+    }
+    if (*p || !strcmp(x, y)) return -1;
+    snprintf(s->by_y, sizeof s->by_y, "%s", y);
+    snprintf(s->by_x, sizeof s->by_x, "%s", x);
+    s->by_buckets = (unsigned)buckets;
+    s->by_lo = lo;
+    s->by_hi = hi;
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -397,6 +431,10 @@ const struct config_var config_vars[] = {
      "none, a size from 64K to 64G (64M: the trace goes beside the profile), or "
      "PATH[:SIZE] (%p pid, %e program name)",
      var_trace},
+    {"SHIM_BY",
+     "Y:X[:BUCKETS[:LO:HI]], two different rate names, 1 <= BUCKETS <= 100000, LO < HI "
+     "(mem_per_100c:ipc:40:0:4)",
+     var_by},
     {NULL, NULL, NULL},
 };
 

@@ -35,6 +35,9 @@ struct shim_settings {
     int trace_on;                 /* SHIM_TRACE set */
     char trace[PATH_MAX];         /* its path pattern; "" = beside the profile */
     uint64_t trace_max;           /* its size limit in bytes */
+    char by_y[64], by_x[64];      /* SHIM_BY: rate y bucketed by rate x ("" = off) */
+    unsigned by_buckets;          /* 20 unless given */
+    double by_lo, by_hi;          /* the span of x; by_lo == by_hi: SHIM_HIST's */
     int disable;                  /* SHIM_DISABLE=1 */
     int quiet;                    /* SHIM_QUIET=1: no summary line at stop */
 };

@@ -188,6 +188,42 @@ static int plan_derived_rates(struct shim_run *r, struct probe_plan *p)
     return 0;
 }
 
+/* A rate of the run by name, or -1. */
+static int rate_named(const struct shim_run *r, const char *name)
+{
+    for (unsigned i = 0; i < r->n_rates; i++)
+        if (!strcmp(r->rate[i].name, name)) return (int)i;
+    return -1;
+}
+
+/* SHIM_BY, resolved against the rates formed. */
+static int plan_by(struct shim_run *r, struct probe_plan *p)
+{
+    const struct shim_settings *s = &r->settings;
+    if (!s->by_y[0]) return 0;
+    int y = rate_named(r, s->by_y), x = rate_named(r, s->by_x);
+    char known[PROBE_MAX_RATES * (EVENT_LABEL_MAX + 2) + 8] = "";
+    for (unsigned i = 0; i < r->n_rates; i++) {
+        if (i) strcat(known, ", ");
+        strcat(known, r->rate[i].name);
+    }
+    if (y < 0 || x < 0)
+        return fail(SHIM_EINVAL, s->cfg.strict,
+                    "SHIM_BY: %s is not a rate shim forms (it forms: %s)",
+                    y < 0 ? s->by_y : s->by_x, *known ? known : "none");
+    for (int k = 0; k < 2; k++) {
+        const struct probe_rate *pr = &p->rate[k ? x : y];
+        if ((pr->num < (int)p->n_hw && p->hw[pr->num].slow) ||
+            (pr->den >= 0 && pr->den < (int)p->n_hw && p->hw[pr->den].slow))
+            return fail(SHIM_EINVAL, s->cfg.strict,
+                        "SHIM_BY: %s is a slow rate (formed over spans, not sample periods)",
+                        k ? s->by_x : s->by_y);
+    }
+    p->by = (struct probe_by){(unsigned)y, (unsigned)x, s->by_buckets, s->by_lo, s->by_hi};
+    if (!(s->by_lo < s->by_hi)) p->by.lo = s->cfg.hist_lo, p->by.hi = s->cfg.hist_hi;
+    return 0;
+}
+
 /* The plan's hardware readings are in place (hardware_open); add the software counters,
  * the tags and the rates. */
 static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
@@ -226,6 +262,7 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     }
     p->thread_word = &r->thread_word;
     if (rc == 0) rc = plan_derived_rates(r, p);
+    if (rc == 0) rc = plan_by(r, p);
     names_unlock();
     return rc;
 }

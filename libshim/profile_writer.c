@@ -160,6 +160,13 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_entry *e, c
         json_array_append_new(rates, rj);
     }
     json_object_set_new(o, "rates", rates);
+    if (e->by) { /* [n, sum_a, sum_b] per slot: below lo, the buckets, at or above hi */
+        json_t *by = json_array();
+        for (unsigned k = 0; k < t->by_slots; k++)
+            json_array_append_new(by, json_pack("[I, o, o]", (json_int_t)e->by[3 * k],
+                                                jreal(e->by[3 * k + 1]), jreal(e->by[3 * k + 2])));
+        json_object_set_new(o, "by", by);
+    }
     return o;
 }
 
@@ -324,6 +331,12 @@ static json_t *profile_json(const struct shim_run *r)
                       jint(r->trace.records), "dropped_full", jint(r->trace.dropped_full),
                       "dropped_limit", jint(r->trace.dropped_limit), "max_bytes",
                       jint(r->trace.max_bytes), "record_words", (int)r->trace.ring.words));
+    const struct probe_by *by = &o->plan.by;
+    if (root && by->buckets)
+        json_object_set_new(root, "by",
+                            json_pack("{s:o, s:o, s:i, s:f, s:f}", "rate",
+                                      jtext(r->rate[by->y].name), "by", jtext(r->rate[by->x].name),
+                                      "buckets", (int)by->buckets, "lo", by->lo, "hi", by->hi));
     json_t *samples = root ? json_object_get(root, "samples") : NULL;
     if (samples && o->n_fast < o->plan.n_hw) {
         json_object_set_new(samples, "slow_spans", jint(t->slow_spans));

@@ -70,9 +70,17 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
         o->rate_slow[r] = (pr->num >= (int)o->n_fast && pr->num < (int)plan->n_hw) ||
                           (pr->den >= (int)o->n_fast && pr->den < (int)plan->n_hw);
     }
+    const struct probe_by *by = &plan->by;
+    if (by->buckets && (by->x >= plan->n_rates || by->y >= plan->n_rates || o->rate_slow[by->x] ||
+                        o->rate_slow[by->y] || !(by->lo < by->hi) || by->buckets > 100000))
+        return -1;
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        &params->hist) != 0)
         return -1;
+    if (by->buckets && tag_table_add_by(&o->tags, by->buckets + 2) != 0) {
+        tag_table_free(&o->tags);
+        return -1;
+    }
     /* [CS, CE, DUE, readings..., a timestamp per late reading, thread, tags...] */
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
@@ -173,6 +181,7 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &o->tags.hist;
     uint64_t d[PROBE_MAX_COUNTERS];
+    double x = NAN, ya = 0, yb = 0; /* for one rate by another */
     for (unsigned i = 0; i < probe_readings(p); i++)
         d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
     for (unsigned i = 0; i < p->n_hw; i++)
@@ -187,6 +196,15 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
         if (o->trace && !slow) o->trace_rate[r] = v;
         rate_stats_add(&e->stats[r], a, b, v);
+        if (r == p->by.x) x = v;
+        if (r == p->by.y) ya = a, yb = b;
+    }
+    if (p->by.buckets && !slow && x == x) { /* x is not NaN */
+        const struct probe_by *by = &p->by;
+        double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
+        unsigned slot = x < by->lo ? 0 : at >= by->buckets ? by->buckets + 1 : 1 + (unsigned)at;
+        double *c = e->by + slot * 3;
+        c[0] += 1, c[1] += ya, c[2] += yb;
     }
 }
 

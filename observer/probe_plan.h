@@ -55,6 +55,15 @@ struct probe_rate {
     double scale;
 };
 
+/* One rate bucketed by another (the SHIM paper's Fig. 14b: memory requests per 100
+ * cycles for each IPC bucket): for each kept period, the bucket of rate x's value
+ * collects rate y's a and b. Slot 0 takes x below lo, slot buckets + 1 x at or above hi,
+ * slot 1 + i the i-th of `buckets` equal buckets over [lo, hi). buckets 0: off. */
+struct probe_by {
+    unsigned y, x, buckets;
+    double lo, hi;
+};
+
 struct probe_plan {
     unsigned n_hw, n_sw; /* readings: [0, n_hw) hardware, [n_hw, n_hw + n_sw) software */
     struct probe_hw hw[PROBE_MAX_COUNTERS];
@@ -65,6 +74,7 @@ struct probe_plan {
     unsigned n_tags;
     const uint64_t *tag[SHIM_TAG_SLOTS];
     const uint64_t *thread_word; /* which thread the observed CPU runs */
+    struct probe_by by;
 };
 
 static inline unsigned probe_readings(const struct probe_plan *p)

@@ -78,11 +78,23 @@ int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, ui
     return 0;
 }
 
+int tag_table_add_by(struct tag_table *t, unsigned slots)
+{
+    size_t entries = (size_t)t->max_entries + 1;
+    double *by = alloc_touched(entries * slots * 3, sizeof *by, &t->bytes);
+    if (!by) return -1;
+    t->by_slots = slots;
+    for (size_t i = 0; i < entries; i++)
+        t->entry[i].by = by + i * slots * 3;
+    return 0;
+}
+
 void tag_table_free(struct tag_table *t)
 {
     if (t->entry) {
         free(t->entry[0].stats);
         free(t->entry[0].hist);
+        free(t->entry[0].by);
     }
     free(t->entry);
     free(t->keys);

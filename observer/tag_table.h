@@ -48,6 +48,7 @@ struct tag_entry {
     uint64_t kept;            /* of those, periods DTE kept */
     struct rate_stats *stats; /* n_rates */
     uint64_t *hist;           /* n_rates * HIST_WORDS(spec) */
+    double *by;               /* one rate by another: by_slots x (n, sum_a, sum_b), or NULL */
 };
 
 struct tag_table {
@@ -62,12 +63,17 @@ struct tag_table {
     const uint64_t *last_key; /* the one-entry cache */
     struct tag_entry *last;
     size_t bytes; /* memory held */
+    unsigned by_slots;
 };
 
 /* Returns 0 or -1 (out of memory, or a size that would overflow). */
 int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, uint32_t max_entries,
                    const struct hist_spec *hist);
 void tag_table_free(struct tag_table *t);
+
+/* Give every entry `slots` buckets of one rate by another (observer.h, probe_by):
+ * 0, or -1 out of memory. */
+int tag_table_add_by(struct tag_table *t, unsigned slots);
 
 /* What tag_table_init would allocate for these sizes (SIZE_MAX if it overflows). */
 size_t tag_table_bytes(unsigned key_words, unsigned n_rates, uint32_t max_entries,

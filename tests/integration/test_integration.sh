@@ -199,4 +199,16 @@ expect "umask 077: mode 600" sh -c '[ "$(stat -c %a umask.json)" = 600 ]'
 "$target" strerror >out15
 expect "strerror: distinct texts" test "$(sort -u -k2 out15 | wc -l)" -eq 12
 
+# one rate bucketed by another (SHIM_BY): triples are always 3 per loop, so in every
+# bucket of loops per cycle, triples per cycle is 3 times a value inside that bucket
+SHIM_BY=triples:loops:10:0:0.01 SHIM_OUTPUT=by.json "$target" work 0.3 >outby 2>errby
+expect "SHIM_BY: the profile says which rate by which" json by.json \
+    "d['by']=={'rate':'triples','by':'loops','buckets':10,'lo':0.0,'hi':0.01}"
+expect "SHIM_BY: every kept period in one slot" json by.json \
+    "all(sum(b[0] for b in t['by'])==t['kept'] and len(t['by'])==12 for t in d['tags'])"
+expect "SHIM_BY: y by bucket of x is 3 x" json by.json \
+    "all(0.001*(k-1)*3*0.98 <= b[1]/b[2] <= 0.001*k*3*1.02 for t in d['tags'] for k,b in enumerate(t['by']) if 1<=k<=10 and b[0]>100)"
+SHIM_BY=triples:nosuch SHIM_OUTPUT=by2.json "$target" work 0.05 >outby2 2>errby2
+expect "SHIM_BY: an unknown rate is named, with the rates formed" has errby2 \
+    "SHIM_BY: nosuch is not a rate shim forms (it forms: loops, triples)"
 finish
