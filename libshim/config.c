@@ -98,6 +98,15 @@ static int var_strict(struct shim_settings *s, const char *v)
 {
     return parse_bool(v, &s->cfg.strict);
 }
+/* Read by the library's constructor (lifecycle.c) before any configuration; checked here
+ * like every other variable. */
+static int var_autostart(struct shim_settings *s, const char *v)
+{
+    int on;
+    (void)s;
+    return parse_bool(v, &on);
+}
+
 static int var_quiet(struct shim_settings *s, const char *v)
 {
     return parse_bool(v, &s->quiet);
@@ -409,6 +418,8 @@ const struct config_var config_vars[] = {
     {"SHIM_DTE", "off, a fraction from 0 to 1 (0.01), or a percentage (1%)", var_dte},
     {"SHIM_STRICT", "0 or 1", var_strict},
     {"SHIM_QUIET", "0 or 1", var_quiet},
+    {"SHIM_AUTOSTART", "0 or 1", var_autostart},
+    {"SHIM_AUTOSTART_CHILDREN", "0 or 1", var_autostart},
     {"SHIM_TAGS", "auto, none, or distinct tag slots 0-15 separated by commas (0,1)", var_tags},
     {"SHIM_COUNTERS",
      "auto, none, or distinct counter slots 0-7 separated by commas, each optionally "

@@ -533,6 +533,44 @@ static int start_locked(const struct shim_config *cfg)
     return 0;
 }
 
+/*
+ * shimrun: a program that never calls shim_start() is observed from its start when
+ * libshim is preloaded with SHIM_AUTOSTART=1. The constructor runs on the main thread
+ * before main(), so the main thread is the observed one. It takes both variables out of
+ * the environment first: programs the observed one starts are not observed (each
+ * would start an observer of its own), unless SHIM_AUTOSTART_CHILDREN=1 keeps them.
+ */
+static void drop_preload(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    char kept[4096] = "";
+    if (!pre || strlen(pre) >= sizeof kept) return;
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", pre);
+    for (char *save = NULL, *t = strtok_r(copy, " :", &save); t; t = strtok_r(NULL, " :", &save)) {
+        const char *base = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+        if (!strncmp(base, "libshim.so", 10)) continue;
+        if (*kept) strcat(kept, ":");
+        strcat(kept, t);
+    }
+    if (*kept)
+        setenv("LD_PRELOAD", kept, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+__attribute__((constructor)) static void autostart(void)
+{
+    const char *v = getenv("SHIM_AUTOSTART");
+    if (!v || strcmp(v, "1") != 0) return;
+    const char *children = getenv("SHIM_AUTOSTART_CHILDREN");
+    if (!children || strcmp(children, "1") != 0) {
+        drop_preload();
+        unsetenv("SHIM_AUTOSTART");
+    }
+    shim_start(NULL); /* its own messages say what went wrong; the program runs on */
+}
+
 int shim_start(const struct shim_config *cfg)
 {
     pthread_mutex_lock(&lock);

@@ -121,6 +121,8 @@ static const struct var_case var_cases[] = {
      {"a:b", "mem_per_100c:ipc", "y:x:40", "y:x:40:0:4", "observer.ipc:x:1:-1:1e3"},
      {"", "a", "a:", "a:a", "a:b:0", "a:b:100001", "a:b:10:4:0", "a:b:10:0", "a:b:10:0:4:5",
       "a:b:x"}},
+    {"SHIM_AUTOSTART", {"0", "1", "yes", "off"}, {"", "2", "maybe"}},
+    {"SHIM_AUTOSTART_CHILDREN", {"0", "1"}, {"", "-1", "all"}},
     {"SHIM_TRACE",
      {"none", "64K", "64M", "64G", "trace.bin", "/tmp/t-%p.trace:1G", "t:x"},
      {"", "1K", "63K", "65G", "%q.trace", ":64M", "99999999999999999999"}},

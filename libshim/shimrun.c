@@ -1,0 +1,137 @@
+/*
+ * shimrun -- observe a program that never calls shim_start().
+ *
+ *     shimrun [OPTIONS] [--] PROGRAM [ARGS...]
+ *
+ * Preloads libshim into PROGRAM with SHIM_AUTOSTART=1: the library's constructor starts
+ * observing the main thread before main() runs and the profile is written at exit. A
+ * program built with -finstrument-functions then publishes its calling contexts
+ * without any change to its source. The options are the SHIM_* variables under other
+ * names (`shimrun --help`); shim itself checks every value, exactly as if they had been
+ * set in the environment. shimrun execs PROGRAM, so its exit status, signals and
+ * process id are the program's own.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+static const struct option_map {
+    const char *name;
+    const char *arg; /* NULL: a flag */
+    int short_name;
+    const char *var;
+    const char *help;
+} options[] = {
+    {"output", "FILE", 'o', "SHIM_OUTPUT", "the profile (%p pid, %e program name)"},
+    {"period", "CYCLES", 'p', "SHIM_PERIOD", "target sample period in TSC cycles (0: fastest)"},
+    {"events", "LIST", 'e', "SHIM_EVENTS", "hardware events, e.g. cycles,instructions"},
+    {"scope", "SCOPE", 0, "SHIM_EVENT_SCOPE", "whose events: auto, core, observer, thread"},
+    {"rates", "LIST", 'r', "SHIM_RATES", "more rates, NAME=NUM[*SCALE]/DEN,..."},
+    {"by", "Y:X", 0, "SHIM_BY", "rate Y bucketed by rate X"},
+    {"trace", "SIZE|PATH", 't', "SHIM_TRACE", "also record every sample period (e.g. 64M)"},
+    {"observer-cpu", "CPU", 0, "SHIM_OBSERVER_CPU", "the CPU the observer runs on"},
+    {"tags", "SLOTS", 0, "SHIM_TAGS", "tag slots to read"},
+    {"counters", "SLOTS", 0, "SHIM_COUNTERS", "counter slots to read"},
+    {"strict", NULL, 0, "SHIM_STRICT", "exit 125 on any shim error instead of running on"},
+    {"quiet", NULL, 'q', "SHIM_QUIET", "no summary line at exit"},
+    {"children", NULL, 0, "SHIM_AUTOSTART_CHILDREN", "observe the programs it starts too"},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: shimrun [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+                 "Run PROGRAM observed by shim from its start, without changing it: libshim "
+                 "is\npreloaded and starts observing the main thread before main(). Build "
+                 "PROGRAM with\n-finstrument-functions to get its functions and calling "
+                 "contexts. The profile is\nwritten when it exits (default "
+                 "shim-PROGRAM-PID.json). Other SHIM_* variables in the\nenvironment "
+                 "apply as usual.\n\n");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        char flag[48];
+        snprintf(flag, sizeof flag, "%c%c%s--%s%s%s", options[i].short_name ? '-' : ' ',
+                 options[i].short_name ? options[i].short_name : ' ',
+                 options[i].short_name ? ", " : "  ", options[i].name, options[i].arg ? " " : "",
+                 options[i].arg ? options[i].arg : "");
+        fprintf(out, "  %-26s %s (%s)\n", flag, options[i].help, options[i].var);
+    }
+    fprintf(out, "  %-26s %s\n\nREADME.md describes each SHIM_* variable.\n", "-h, --help",
+            "this text");
+}
+
+/* libshim.so beside shimrun's own install (../lib...), or where the build put it. */
+static int find_library(char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *candidates[] = {SHIMRUN_BUILD_LIB, SHIMRUN_INSTALLED_LIB};
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            int k = snprintf(out, len, "%s/%s", self, SHIMRUN_RELATIVE_LIB);
+            if (k > 0 && (size_t)k < len && access(out, R_OK) == 0) return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
+        if (access(candidates[i], R_OK) == 0) return snprintf(out, len, "%s", candidates[i]), 0;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct option longopts[NOPTIONS + 2];
+    char shortopts[64] = "+hq";
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        longopts[i] =
+            (struct option){options[i].name, options[i].arg != NULL, NULL, (int)(256 + i)};
+        if (options[i].short_name && options[i].arg) {
+            size_t k = strlen(shortopts);
+            shortopts[k] = (char)options[i].short_name;
+            shortopts[k + 1] = ':';
+            shortopts[k + 2] = 0;
+        }
+    }
+    longopts[NOPTIONS] = (struct option){"help", 0, NULL, 'h'};
+    longopts[NOPTIONS + 1] = (struct option){NULL, 0, NULL, 0};
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == 'h') return usage(stdout), 0;
+        size_t i = NOPTIONS;
+        if (c >= 256)
+            i = (size_t)c - 256;
+        else
+            for (size_t k = 0; k < NOPTIONS; k++)
+                if (options[k].short_name == c) i = k;
+        if (i == NOPTIONS) {
+            fprintf(stderr, "Try 'shimrun --help'.\n");
+            return EXIT_USAGE;
+        }
+        setenv(options[i].var, options[i].arg ? optarg : "1", 1);
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "shimrun: no program to run\nTry 'shimrun --help'.\n");
+        return EXIT_USAGE;
+    }
+    char lib[PATH_MAX], preload[PATH_MAX + 4096];
+    if (find_library(lib, sizeof lib) != 0) {
+        fprintf(stderr, "shimrun: cannot find libshim.so (looked beside shimrun and in %s)\n",
+                SHIMRUN_INSTALLED_LIB);
+        return 127;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    setenv("LD_PRELOAD", preload, 1);
+    setenv("SHIM_AUTOSTART", "1", 1);
+    execvp(argv[optind], argv + optind);
+    int err = errno;
+    fprintf(stderr, "shimrun: cannot run %s: %s\n", argv[optind], strerror(err));
+    return err == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,55 @@
+/*
+ * plain_target.c -- a program that knows nothing of shim: no header, no shim_start(),
+ * not linked with libshim. Built with -finstrument-functions, it is what shimrun is for.
+ *
+ *   plain_target SECONDS [STATUS]   work in two functions for SECONDS, exit with STATUS
+ *   plain_target spawn              run itself as a child ("plain_target 0.05"), wait
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+__attribute__((noinline)) static void light(void)
+{
+    for (int i = 0; i < 2000; i++)
+        sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) static void heavy(void)
+{
+    for (int i = 0; i < 6000; i++)
+        sink += (unsigned long)i * 3;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "spawn")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl("/proc/self/exe", argv[0], "0.05", (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    double seconds = argc > 1 ? atof(argv[1]) : 0.2, end = now() + seconds;
+    while (now() < end) {
+        light();
+        heavy();
+    }
+    printf("plain_target: done, %d arguments\n", argc - 1);
+    return argc > 2 ? atoi(argv[2]) : 0;
+}

@@ -1,0 +1,42 @@
+#!/bin/sh
+# shimrun: a program that never heard of shim is observed from its start; its
+# arguments, output and exit status are its own; options become SHIM_* variables that
+# shim checks; programs it starts are not observed unless asked.
+# Usage: test_shimrun.sh SHIMRUN PLAIN_TARGET WORKDIR
+set -u
+shimrun=$1 plain=$2 dir=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+fresh_dir "$dir"
+
+"$shimrun" -o p.json "$plain" 0.2 7 >out 2>err
+expect "the program's exit status is kept" test $? -eq 7
+expect "its arguments and output are its own" has out "plain_target: done, 2 arguments"
+expect "a profile is written" json p.json "d['samples']['total'] > 1000"
+expect "the main thread is the observed one" json p.json "d['placement']['observed_tid']==d['program']['pid']"
+expect "the summary line names it" has err "shim: wrote p.json"
+
+"$shimrun" -o q.json -p 5000 --quiet -- "$plain" 0.1 >out 2>err
+expect "options become SHIM_* variables" json q.json "d['config']['period']==5000"
+expect "--quiet: nothing on stderr" test ! -s err
+
+"$shimrun" -o bad.json -p abc "$plain" 0.05 >out 2>err
+expect "a bad value: the program runs unprofiled, one line" sh -c "[ $? -eq 0 ] && grep -q 'SHIM_PERIOD=\"abc\" is not valid' err && [ ! -e bad.json ]"
+"$shimrun" --strict -o bad.json -p abc "$plain" 0.05 >out 2>err
+expect "--strict: a bad value exits 125" test $? -eq 125
+
+"$shimrun" -o 'c-%p.json' "$plain" spawn >out 2>err
+expect "a child it starts is not observed" sh -c '[ $(ls c-*.json | wc -l) -eq 1 ]'
+rm -f c-*.json
+"$shimrun" --children -o 'c-%p.json' "$plain" spawn >out 2>err
+expect "--children: the child is observed too" sh -c '[ $(ls c-*.json | wc -l) -eq 2 ]'
+
+"$shimrun" >out 2>err
+expect "no program: exit 2 with a hint" sh -c "[ $? -eq 2 ] && grep -q 'no program to run' err"
+"$shimrun" --nonsense x >out 2>err
+expect "an unknown option: exit 2" test $? -eq 2
+"$shimrun" ./no-such-program >out 2>err
+expect "a missing program: exit 127, named" sh -c "[ $? -eq 127 ] && grep -q 'cannot run ./no-such-program' err"
+"$shimrun" --help >out 2>&1
+expect "--help lists the options" sh -c "grep -q -- '--output FILE' out && grep -q SHIM_PERIOD out"
+finish
