@@ -54,4 +54,12 @@ int compare_main(int argc, char **argv);
 extern const char merge_usage[];
 int merge_main(int argc, char **argv);
 
+/* timeline.c */
+extern const char timeline_usage[];
+int timeline_main(int argc, char **argv);
+
+/* export.c */
+extern const char export_usage[];
+int export_main(int argc, char **argv);
+
 #endif /* SHIMVIEW_COMMANDS_H */

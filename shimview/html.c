@@ -6,7 +6,8 @@
  * The page holds what `report` prints and what `plot` draws, for someone who wants one
  * file to open, mail or keep beside a run: the run's facts, how the samples were taken
  * (samples, DTE, the sample period, shim's cost), the per-tag table with a sparkline of
- * each tag's rate histogram, and the three figures. Nothing is fetched: the style sheet
+ * each tag's rate histogram, the table and figure of one rate per bucket of another when
+ * the run set SHIM_BY, and the three figures. Nothing is fetched: the style sheet
  * is inline, the figures are inline SVG written by the same code that writes
  * `plot`'s files (plot_ctx.kind = SVG_INLINE leaves out the XML declaration a page must
  * not contain), and no script runs. Every string from the profile goes through
@@ -29,12 +30,13 @@ const char html_usage[] =
     "\n"
     "Write a profile as one self-contained HTML page and print its path: the run and the\n"
     "machine, samples and DTE, the per-tag table of `shimview report` (every row, with\n"
-    "a sparkline of each tag's histogram of the rate), and the figures of `shimview plot`\n"
-    "as inline SVG. The page needs no network, script, font or style sheet of its own:\n"
-    "it opens in any browser, offline.\n"
+    "a sparkline of each tag's histogram of the rate), one rate per bucket of another\n"
+    "when the run set SHIM_BY, and the figures of `shimview plot` as inline SVG. The\n"
+    "page needs no network, script, font or style sheet of its own: it opens in any\n"
+    "browser, offline.\n"
     "\n"
     "  -r, --rate NAME    the rate to draw (default: ipc when present, else the first rate)\n"
-    "  -n, --top N        tags to draw in the histogram figure (default 4)\n"
+    "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default 4)\n"
     "  -o, --output FILE  the page to write (default: STEM.html in the current directory,\n"
     "                     run.json giving run.html); '-' writes it to standard output\n"
     "  -h, --help         print this help\n";
@@ -106,6 +108,17 @@ static int write_page(FILE *f, const struct plot_ctx *c)
     fputs("<div class=\"wide\">\n", f);
     if (rc == 0) rc = report_write_tags(f, REPORT_HTML, p, -1, p->nrates ? (long)c->rate : -1);
     fputs("</div>\n", f);
+
+    if (p->has_by) { /* one rate per bucket of another: its table, and its figure below it */
+        char title[256];
+        snprintf(title, sizeof title, "%s by %s", p->rates[p->by.rate].name,
+                 p->rates[p->by.by].name);
+        heading(f, "by", title);
+        fputs("<div class=\"wide\">\n", f);
+        if (rc == 0) rc = report_write_by(f, REPORT_HTML, p, (long)c->ntop);
+        fputs("</div>\n", f);
+        if (rc == 0) rc = figure(f, plot_by_write, c);
+    }
 
     heading(f, "figures", "Figures");
     if (p->nrates > 0) {

@@ -40,6 +40,10 @@ static const struct command commands[] = {
      compare_main},
     {"merge", "per-tag means over runs of one configuration, with intervals", merge_usage,
      merge_main},
+    {"timeline", "draw a rate and the tags over time from the profile's trace (SVG)",
+     timeline_usage, timeline_main},
+    {"export", "write the trace or the tag stacks as perfetto, pprof, folded or csv", export_usage,
+     export_main},
     {"help", "print the usage of shimview or of one command", help_usage, help_main},
 };
 

@@ -138,6 +138,7 @@ static int entry_fold(const struct profile *p, const struct named_tag *e, size_t
 {
     *out = *e[0].tag;
     out->samples = out->cycles = out->kept = 0;
+    out->by = NULL; /* not folded: the view has no `by` (fold_profile) */
     out->rates = calloc(p->nrates ? p->nrates : 1, sizeof *out->rates);
     if (!out->rates) return -1;
     for (size_t i = 0; i < k; i++) {
@@ -183,6 +184,7 @@ static int fold_profile(const struct profile *p, struct profile *view, char ***n
         i += k;
     }
     *view = *p;
+    view->has_by = 0;
     view->tags = calloc(nf ? nf : 1, sizeof *view->tags);
     *names = calloc(nf ? nf : 1, sizeof **names);
     if (!view->tags || !*names) rc = -1;

@@ -9,6 +9,8 @@
  *   <stem>-hist.svg      the rate's distribution for each of the top N tags (plot_hist.c)
  *   <stem>-cdf.svg       the rate's cumulative distribution over all tags (plot_cdf.c)
  *   <stem>-sampling.svg  sample period, gap and CPC with DTE's band (plot_sampling.c)
+ *   <stem>-by.svg        one rate per bucket of another, when the profile has `by`
+ *                        (plot_by.c)
  *
  * A profile without rates (nothing counted, so no counters) still has sampling figures;
  * the rate figures are skipped with a note on stderr rather than drawn empty. Files are
@@ -43,11 +45,13 @@ const char plot_usage[] =
     "                     of every tag, and of each top tag\n"
     "  STEM-sampling.svg  sample period and gap between kept samples (log-log), and CPC\n"
     "                     before DTE with the band DTE keeps and the kept fraction\n"
+    "  STEM-by.svg        when the run set SHIM_BY: one rate in each bucket of another,\n"
+    "                     a line per top tag, and the kept periods behind each point\n"
     "A profile without rates (no counters) gets only the sampling figure. The files are\n"
     "self-contained SVG 1.1: they open in any browser, offline.\n"
     "\n"
     "  -r, --rate NAME  the rate to draw (default: ipc when present, else the first rate)\n"
-    "  -n, --top N      tags to draw in the histogram figure (default 4)\n"
+    "  -n, --top N      tags to draw in the histogram and SHIM_BY figures (default 4)\n"
     "  -o, --output DIR the directory to write into (default: the current directory)\n"
     "  -h, --help       print this help\n";
 
@@ -195,6 +199,7 @@ static int plot_files(const struct plot_options *o, struct plot_ctx *c)
         rc = write_figure(o, stem, "hist", plot_hist_write, c);
         if (rc == 0) rc = write_figure(o, stem, "cdf", plot_cdf_write, c);
     }
+    if (rc == 0 && p->has_by) rc = write_figure(o, stem, "by", plot_by_write, c);
     if (rc == 0) rc = write_figure(o, stem, "sampling", plot_sampling_write, c);
     if (rc == 0 && p->nrates == 0)
         fprintf(stderr,

@@ -169,6 +169,8 @@ const char *plot_fmt_value(double v, char *buf, size_t len);
 int plot_hist_write(FILE *f, const struct plot_ctx *c);
 int plot_cdf_write(FILE *f, const struct plot_ctx *c);
 int plot_sampling_write(FILE *f, const struct plot_ctx *c);
+/* One rate per bucket of another, for the top tags; only for a profile with `by`. */
+int plot_by_write(FILE *f, const struct plot_ctx *c);
 
 /* Shared by the two rate figures. */
 
@@ -182,6 +184,8 @@ void plot_profiles_key(struct svg *s, const struct plot_ctx *c, double y);
 
 /* The rate's axis label, "items per 1000 cycles", in buf. */
 const char *plot_rate_label(const struct plot_ctx *c, char *buf, size_t len);
+/* The same for rate index `rate` of p. */
+const char *plot_rate_label_of(const struct profile *p, size_t rate, char *buf, size_t len);
 /* Edges of bucket i of a linear histogram. */
 double plot_lin_edge(const struct profile_linhist *h, double i);
 /* The data range of the non-empty buckets of the top tags' histograms (all: every tag and

@@ -40,14 +40,19 @@
 
 /* ---- shared with plot_cdf.c ---- */
 
-const char *plot_rate_label(const struct plot_ctx *c, char *buf, size_t len)
+const char *plot_rate_label_of(const struct profile *p, size_t rate, char *buf, size_t len)
 {
-    const struct profile_rate *r = &c->p->rates[c->rate];
+    const struct profile_rate *r = &p->rates[rate];
     if (r->unit[0])
         snprintf(buf, len, "%s %s", r->name, r->unit);
     else
         snprintf(buf, len, "%s", r->name);
     return buf;
+}
+
+const char *plot_rate_label(const struct plot_ctx *c, char *buf, size_t len)
+{
+    return plot_rate_label_of(c->p, c->rate, buf, len);
 }
 
 double plot_lin_edge(const struct profile_linhist *h, double i)

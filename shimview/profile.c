@@ -17,7 +17,8 @@
  * needs no further checks and a writer that drifts from the format hears about it, and it
  * ignores members it does not know, as the format asks. Members the format allows to be
  * absent (summaries of empty histograms, rate statistics when n is 0, the `other` entry's
- * tuple) are read as optional.
+ * tuple, `by` when the run did not ask for one rate bucketed by another) are read as
+ * optional.
  */
 #include "profile.h"
 #include "reader.h"
@@ -161,6 +162,84 @@ static int read_tag_rates(struct reader *r, const json_t *v, struct profile_tag 
     return 0;
 }
 
+/* ---- `by`: one rate bucketed by another ---- */
+
+/* Member key of o names a rate of p: its index in p->rates (the first of that name). */
+static int member_rate_name(struct reader *r, const json_t *o, const char *key,
+                            const struct profile *p, size_t *out)
+{
+    const char *name;
+    if (member_string(r, o, key, &name)) return -1;
+    for (size_t i = 0; i < p->nrates; i++)
+        if (strcmp(p->rates[i].name, name) == 0) {
+            *out = i;
+            return 0;
+        }
+    char list[160];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < p->nrates && len < sizeof list; i++) {
+        int n = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", p->rates[i].name);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    path_key(r, key);
+    return reader_fail(r, "\"%s\" is not one of the profile's rates (%s)", name,
+                       p->nrates ? list : "it has none");
+}
+
+/* The top-level `by`, after `rates`, whose names it uses; absent (or null): no by data. */
+static int read_by(struct reader *r, const json_t *root, struct profile *p)
+{
+    struct profile_by *b = &p->by;
+    json_t *o;
+    size_t mark;
+    const json_t *v = json_object_get(root, "by");
+    if (!v || json_is_null(v)) return 0;
+    if (member_object(r, root, "by", &o, &mark) || member_rate_name(r, o, "rate", p, &b->rate) ||
+        member_rate_name(r, o, "by", p, &b->by) || member_u64(r, o, "buckets", &b->buckets) ||
+        member_number(r, o, "lo", &b->lo) || member_number(r, o, "hi", &b->hi))
+        return -1;
+    if (b->buckets == 0) return reader_fail(r, "buckets is 0, expected at least 1");
+    if (!(b->lo < b->hi)) return reader_fail(r, "lo (%g) is not below hi (%g)", b->lo, b->hi);
+    path_restore(r, mark);
+    p->has_by = 1;
+    return 0;
+}
+
+static int element_by_slot(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_by_slot *s = elem;
+    const json_t *t = value_tuple(r, v, 3, "an array [count, sum_a, sum_b]");
+    (void)ctx;
+    if (!t || tuple_item(r, t, 0, value_u64, &s->count) ||
+        tuple_item(r, t, 1, value_nonnegative, &s->sum_a) ||
+        tuple_item(r, t, 2, value_nonnegative, &s->sum_b))
+        return -1;
+    return 0;
+}
+
+/* A tag entry's `by`: buckets + 2 slots when the profile has `by`, else nothing (an entry
+ * cannot hold slots that nothing describes). Each period is in one slot at most, so the
+ * slots hold no more periods than the entry kept. */
+static int read_tag_by(struct reader *r, const json_t *v, struct profile_tag *t,
+                       const struct profile *p)
+{
+    if (!p->has_by) return member_null(r, v, "by", "nothing (the profile has no top-level by)");
+    size_t n, mark = path_key(r, "by");
+    const json_t *by = json_object_get(v, "by");
+    if (array_length(r, by, p->by.buckets + 2, "buckets + 2 of the top-level by") ||
+        array_read(r, by, sizeof *t->by, element_by_slot, NULL, &t->by, &n))
+        return -1;
+    uint64_t periods = 0;
+    for (size_t i = 0; i < n; i++)
+        periods = periods > UINT64_MAX - t->by[i].count ? UINT64_MAX : periods + t->by[i].count;
+    if (periods > t->kept)
+        return reader_fail(r, "the slots hold %" PRIu64 " periods, more than kept (%" PRIu64 ")",
+                           periods, t->kept);
+    path_restore(r, mark);
+    return 0;
+}
+
 struct tag_ctx {
     const struct profile *p;
     int is_other;
@@ -190,7 +269,7 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
         return reader_fail(r, "%" PRIu64 " is more than samples (%" PRIu64 ")", t->kept,
                            t->samples);
     }
-    return read_tag_rates(r, v, t, c->p);
+    return read_tag_rates(r, v, t, c->p) || read_tag_by(r, v, t, c->p) ? -1 : 0;
 }
 
 static int read_tags(struct reader *r, const json_t *root, struct profile *p)
@@ -462,9 +541,10 @@ static int read_profile(struct reader *r, struct profile *p)
         read_signals(r, root, &p->signals) ||
         member_array(r, root, "rates", sizeof *p->rates, element_rate, NULL, &p->rates,
                      &p->nrates) ||
-        read_samples(r, root, &p->samples) || read_loghist(r, root, "period", &p->period) ||
-        read_loghist(r, root, "gap", &p->gap) || read_loghist(r, root, "cpc", &p->cpc) ||
-        read_cost(r, root, &p->cost) || read_tags(r, root, p))
+        read_by(r, root, p) || read_samples(r, root, &p->samples) ||
+        read_loghist(r, root, "period", &p->period) || read_loghist(r, root, "gap", &p->gap) ||
+        read_loghist(r, root, "cpc", &p->cpc) || read_cost(r, root, &p->cost) ||
+        read_tags(r, root, p))
         return -1;
     return 0;
 }
@@ -507,6 +587,7 @@ static void free_tag(struct profile_tag *t, size_t nrates)
     for (size_t i = 0; t->rates && i < nrates; i++)
         free(t->rates[i].hist.counts);
     free(t->rates);
+    free(t->by);
 }
 
 void profile_free(struct profile *p)

@@ -74,6 +74,21 @@ struct profile_rate_stats {
     struct profile_linhist hist;       /* of r */
 };
 
+/* One slot of a tag entry's `by` array: the kept periods whose rate X fell in the slot,
+ * and rate Y's sums of a and b over them (so sum_a / sum_b is Y there). */
+struct profile_by_slot {
+    uint64_t count;
+    double sum_a, sum_b; /* >= 0 */
+};
+
+/* The top-level `by`: rate Y (`rate`) bucketed by rate X (`by`). Slot 0 holds X below lo,
+ * slot 1 + i the i-th of `buckets` equal buckets of [lo, hi), the last slot hi and above. */
+struct profile_by {
+    size_t rate, by;  /* indices into profile.rates: Y and X */
+    uint64_t buckets; /* >= 1; every entry has buckets + 2 slots */
+    double lo, hi;    /* lo < hi */
+};
+
 /* A tag entry: one tuple of tag values (or the `other` entry). */
 struct profile_tag {
     int is_other;
@@ -84,6 +99,8 @@ struct profile_tag {
     uint64_t samples, cycles, kept;
     double share;                     /* samples / samples.total, as written */
     struct profile_rate_stats *rates; /* profile.nrates entries */
+    struct profile_by_slot *by;       /* profile.by.buckets + 2 slots when profile.has_by,
+                                       * else NULL */
 };
 
 struct profile_program {
@@ -180,6 +197,8 @@ struct profile {
     struct profile_signals signals;
     size_t nrates;
     struct profile_rate *rates;
+    int has_by; /* the optional `by`; absent: no entry has `by` */
+    struct profile_by by;
     struct profile_samples samples;
     struct profile_loghist period, gap, cpc;
     struct profile_cost cost;

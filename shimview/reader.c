@@ -234,6 +234,14 @@ int value_positive(struct reader *r, const json_t *v, void *out)
     return 0;
 }
 
+int value_nonnegative(struct reader *r, const json_t *v, void *out)
+{
+    if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
+        return reader_expected(r, v, "a non-negative number");
+    *(double *)out = json_number_value(v);
+    return 0;
+}
+
 int value_fraction(struct reader *r, const json_t *v, void *out)
 {
     if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))

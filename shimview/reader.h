@@ -56,6 +56,7 @@ int value_integer(struct reader *r, const json_t *v, void *out);        /* uint6
                                                                            modulo 2^64 */
 int value_number(struct reader *r, const json_t *v, void *out);         /* double: finite */
 int value_positive(struct reader *r, const json_t *v, void *out);       /* double: > 0 */
+int value_nonnegative(struct reader *r, const json_t *v, void *out);    /* double: >= 0 */
 int value_fraction(struct reader *r, const json_t *v, void *out);       /* double: in [0, 1] */
 int value_string(struct reader *r, const json_t *v, void *out);         /* const char * */
 int value_string_or_null(struct reader *r, const json_t *v, void *out); /* NULL for null */

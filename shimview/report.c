@@ -20,6 +20,7 @@
  * "label  text" lines become rows of a two-column table there, and the tables are
  * printed by table_print_html().
  */
+#include "by.h"
 #include "commands.h"
 #include "markup.h"
 #include "plot.h"
@@ -55,22 +56,25 @@ const char report_usage[] =
     "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
     "(share of samples, share of TSC cycles, and for each rate its value over the kept\n"
     "periods with a 95% confidence interval and the number of kept periods), the\n"
-    "'other' row, DTE statistics, the sample period and shim's own cost. The CSV also\n"
-    "has the mean of the per-period rates. '-' reads the profile from standard input;\n"
-    "a file larger than 1 GiB is refused.\n"
+    "'other' row, DTE statistics, the sample period and shim's own cost; when the run\n"
+    "set SHIM_BY, a table of one rate per bucket of another for the top tags (4, or\n"
+    "--top N). The CSV also has the mean of the per-period rates. '-' reads the\n"
+    "profile from standard input; a file larger than 1 GiB is refused.\n"
     "\n"
     "  -n, --top N         show the N rows with most samples (default 20)\n"
     "  -a, --all           show every row\n"
     "      --csv[=TABLE]   print only one table, as CSV with a header row: 'tags' (the\n"
-    "                      default: every row unless --top is given) or 'period' (the\n"
-    "                      sample period summary); columns: shimview/README.md\n"
+    "                      default: every row unless --top is given), 'period' (the\n"
+    "                      sample period summary) or 'by' (one rate per bucket of\n"
+    "                      another, when the run set SHIM_BY); columns in\n"
+    "                      shimview/README.md\n"
     "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
     "                      characters (ASCII when the locale is not UTF-8); the default\n"
     "                      when standard output is a terminal\n"
     "      --no-sparklines leave that column out, even on a terminal\n"
     "  -h, --help          print this help\n";
 
-enum csv_table { CSV_NONE, CSV_TAGS, CSV_PERIOD };
+enum csv_table { CSV_NONE, CSV_TAGS, CSV_PERIOD, CSV_BY };
 
 struct report_options {
     enum csv_table csv;
@@ -318,24 +322,10 @@ static struct table *text_table(const struct profile *p, int threads,
     return t;
 }
 
-/* The number of bytes holding the first `width` code points of s. */
-static size_t utf8_prefix_bytes(const char *s, size_t width)
-{
-    size_t i = 0, w = 0;
-    for (; s[i]; i++) {
-        if (((unsigned char)s[i] & 0xc0) == 0x80) continue;
-        if (w++ == width) break;
-    }
-    return i;
-}
-
 /* A name cell, cut to NAME_MAX_WIDTH columns with "..." when longer and cut is set. */
 static void set_name_cell(struct table *t, size_t col, const char *name, int cut)
 {
-    if (!cut || table_text_width(name) <= NAME_MAX_WIDTH)
-        table_set(t, col, "%s", name);
-    else
-        table_set(t, col, "%.*s...", (int)utf8_prefix_bytes(name, NAME_MAX_WIDTH - 3), name);
+    table_set_cut(t, col, name, cut ? NAME_MAX_WIDTH : 0);
 }
 
 /* The delta-method interval of a rate entry's ratio estimate. */
@@ -524,6 +514,37 @@ static int print_tags(struct report_out *o, const struct profile *p, long top,
     return rc;
 }
 
+/* The tags the `by` table shows: every one for --all, N for --top N, else BY_TOP. */
+static long by_rows_wanted(const struct report_options *o)
+{
+    if (o->all) return -1;
+    return o->top_given ? o->top : BY_TOP;
+}
+
+/* One rate per bucket of another, when the profile has it: a line saying which, the
+ * table, and how to read it. */
+static int print_by(struct report_out *o, const struct profile *p, long top)
+{
+    char what[640];
+    size_t hidden;
+    if (!p->has_by) return 0;
+    struct table *t = by_table(p, top, 0, o->fmt == REPORT_TEXT ? NAME_MAX_WIDTH / 2 : 0, &hidden);
+    if (!t) return -1;
+    fact(o, "by", "%s", by_describe(p, what, sizeof what));
+    int rc = p->ntags ? print_table(o, t) : 0;
+    table_free(t);
+    if (p->ntags == 0) note(o, "(no tags)");
+    if (hidden && p->ntags)
+        note(o, "(%zu slot%s without kept periods of these tags left out)", hidden,
+             hidden == 1 ? "" : "s");
+    fact(o, "",
+         "cells: %s over the tag's kept periods whose %s fell in the row's slot (sum_a / "
+         "sum_b); n: those periods; -: none with a rate",
+         p->rates[p->by.rate].name, p->rates[p->by.by].name);
+    facts_end(o);
+    return rc;
+}
+
 /* DTE, the sample period and the cost. */
 static int print_sampling(struct report_out *o, const struct profile *p)
 {
@@ -543,6 +564,12 @@ static int print_text(const struct profile *p, const struct report_options *opt)
     print_header(&o, p);
     fputc('\n', o.f);
     int rc = print_tags(&o, p, rows_wanted(opt), &sl);
+    if (p->has_by) {
+        fputc('\n', o.f);
+        int rc1 = print_by(&o, p, by_rows_wanted(opt));
+        fputc('\n', o.f);
+        rc = rc ? rc : rc1;
+    }
     int rc2 = print_sampling(&o, p);
     return rc ? rc : rc2;
 }
@@ -562,6 +589,12 @@ int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, 
     struct report_out o = {.f = f, .fmt = fmt};
     struct sparkline_look sl = sparkline_look(p, sparkline_rate, SPARKLINE_UTF8);
     return print_tags(&o, p, top, &sl);
+}
+
+int report_write_by(FILE *f, enum report_format fmt, const struct profile *p, long top)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    return print_by(&o, p, top);
 }
 
 int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p)
@@ -641,8 +674,10 @@ static void csv_row(struct table *t, const struct profile *p, const struct named
 
 static int print_csv(const struct profile *p, const struct report_options *o)
 {
-    if (o->csv == CSV_PERIOD) {
-        struct table *t = period_table(p, 1, 1);
+    if (o->csv == CSV_PERIOD || o->csv == CSV_BY) {
+        size_t hidden;
+        struct table *t = o->csv == CSV_PERIOD ? period_table(p, 1, 1)
+                                               : by_table(p, rows_wanted(o), 1, 0, &hidden);
         int rc = t ? table_print_csv(t, stdout) : -1;
         table_free(t);
         return rc;
@@ -687,8 +722,10 @@ static int parse_options(int argc, char **argv, struct report_options *o)
                 o->csv = CSV_TAGS;
             else if (strcmp(optarg, "period") == 0)
                 o->csv = CSV_PERIOD;
+            else if (strcmp(optarg, "by") == 0)
+                o->csv = CSV_BY;
             else
-                return usage_error("report", "--csv=%s: no such table (tables: tags, period)",
+                return usage_error("report", "--csv=%s: no such table (tables: tags, period, by)",
                                    optarg);
             break;
         case 's':
@@ -739,6 +776,12 @@ int report_main(int argc, char **argv)
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
+    }
+    if (o.csv == CSV_BY && !p->has_by) {
+        rc = usage_error("report", "--csv=by: %s has no by table (the run did not set SHIM_BY)",
+                         p->file);
+        profile_free(p);
+        return rc;
     }
     rc = print_report(p, &o);
     if (rc) fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);

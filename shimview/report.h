@@ -25,6 +25,11 @@ void report_write_run(FILE *f, enum report_format fmt, const struct profile *p);
 int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
                       long sparkline_rate);
 
+/* One rate per bucket of another (the profile's `by`), for the first `top` tags by
+ * samples (every tag when top is negative): a line saying which rates, the table and its
+ * legend; nothing when the profile has no `by`. 0, or -1 when memory ran out. */
+int report_write_by(FILE *f, enum report_format fmt, const struct profile *p, long top);
+
 /* How the samples were taken: samples, DTE, the sample period's summary, shim's cost.
  * 0, or -1 when memory ran out. */
 int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p);

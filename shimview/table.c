@@ -83,6 +83,25 @@ void table_set(struct table *t, size_t col, const char *fmt, ...)
     *cell = s;
 }
 
+/* The number of bytes holding the first `width` code points of s. */
+static size_t utf8_prefix_bytes(const char *s, size_t width)
+{
+    size_t i = 0, w = 0;
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xc0) == 0x80) continue;
+        if (w++ == width) break;
+    }
+    return i;
+}
+
+void table_set_cut(struct table *t, size_t col, const char *text, size_t max_width)
+{
+    if (max_width < 4 || table_text_width(text) <= max_width)
+        table_set(t, col, "%s", text);
+    else
+        table_set(t, col, "%.*s...", (int)utf8_prefix_bytes(text, max_width - 3), text);
+}
+
 void table_end_header(struct table *t)
 {
     t->header_rows = t->nrows;

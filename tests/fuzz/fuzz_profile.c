@@ -161,6 +161,28 @@ static void check_tag(const struct profile *p, const struct profile_tag *t, int 
     CHECK(t->rates != NULL || p->nrates == 0);
     for (size_t i = 0; i < p->nrates; i++)
         check_rate_stats(&t->rates[i]);
+    CHECK((t->by != NULL) == (p->has_by != 0));
+    uint64_t periods = 0;
+    for (size_t k = 0; t->by && k < p->by.buckets + 2; k++) {
+        check_count(t->by[k].count);
+        check_number(t->by[k].sum_a);
+        check_number(t->by[k].sum_b);
+        CHECK(t->by[k].sum_a >= 0 && t->by[k].sum_b >= 0);
+        periods += t->by[k].count;
+        CHECK(periods <= t->kept);
+    }
+}
+
+/* The top-level `by` names two rates of the profile and a span of one or more buckets. */
+static void check_by(const struct profile *p)
+{
+    if (!p->has_by) return;
+    CHECK(p->by.rate < p->nrates && p->by.by < p->nrates);
+    check_count(p->by.buckets);
+    CHECK(p->by.buckets >= 1);
+    check_number(p->by.lo);
+    check_number(p->by.hi);
+    CHECK(p->by.lo < p->by.hi);
 }
 
 static void check_run(const struct profile *p)
@@ -221,6 +243,7 @@ static void check_profile(const struct profile *p)
         check_string(p->rates[i].unit);
         check_number(p->rates[i].scale);
     }
+    check_by(p);
     const uint64_t counts[] = {s->total, s->interrupted,    s->max_period,
                                s->rated, s->kept,           s->discarded,
                                s->other, s->thread_changes, s->distinct_tags};

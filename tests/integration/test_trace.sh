@@ -58,6 +58,18 @@ expect "path: the trace agrees with the profile" check q.json
 expect "path: every period recorded" json q.json \
     "d['trace']['records']==d['samples']['total'] and d['trace']['dropped_limit']==0"
 
+# 2b. shimview reads real traces: the timeline, the Perfetto export and the CSV
+"$shimview" timeline -o q.svg q.json >out 2>err
+expect "shimview timeline draws a real trace" python3 -c "import xml.etree.ElementTree as E; E.parse('q.svg')"
+"$shimview" export --format perfetto -o q.perfetto.json q.json >out 2>err
+expect "shimview exports it for Perfetto: slices of the tag values, counters of the rates" json q.perfetto.json \
+    "{'X','C','M'} <= {e['ph'] for e in d['traceEvents']}"
+"$shimview" export --format csv q.json >q.csv 2>err
+expect "shimview exports it as CSV, one row per record" python3 -c "
+import csv, json
+rows = list(csv.reader(open('q.csv')))
+assert len(rows) - 1 == json.load(open('q.json'))['trace']['records'], len(rows)"
+
 # 3. a trace that cannot be opened: one line, the program is profiled without it
 SHIM_OUTPUT=r.json SHIM_TRACE=nodir/t.bin "$target" work 0.1 >out 2>err
 expect "unopenable: exit 0, profiled" sh -c "[ $? -eq 0 ] && grep -q 'start: 0' out"

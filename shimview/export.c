@@ -1,0 +1,356 @@
+/*
+ * export.c -- `shimview export`: a profile, or the trace it names, in a format other
+ * tools read.
+ *
+ *     shimview export --format FORMAT [-o FILE] [OPTIONS] PROFILE
+ *
+ *   perfetto  the trace as Chrome/Perfetto trace-event JSON: a slice per run of one tag
+ *             value, a track per slot, counters for the rates, marks for drops
+ *             (export_perfetto.c)
+ *   pprof     the per-tag samples as a gzipped pprof protobuf (export_pprof.c)
+ *   folded    the per-tag samples as folded stacks, "frame;frame count", for flame
+ *             graphs (flamegraph.pl, inferno, speedscope)
+ *   csv       the trace's records as CSV, one row per sample period
+ *
+ * pprof and folded need only the profile: a tag tuple is a stack whose frames are its
+ * slots' values, the lowest slot outermost, so a phase tag in slot 0 and a loop tag in
+ * slot 1 draw loops inside phases. The trace formats stream: a record is written (or
+ * folded into a slice or a counter bin) as it is read, so a trace of any length exports
+ * in constant memory.
+ *
+ * Output goes to standard output unless -o names a file; a file that could not be
+ * written whole is removed, as plot's are. pprof is binary and is not written to a
+ * terminal.
+ */
+#include "commands.h"
+#include "export.h"
+#include "table.h"
+#include "tags.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char export_usage[] =
+    "usage: shimview export --format FORMAT [-o FILE] [OPTIONS] PROFILE\n"
+    "\n"
+    "Write a profile, or the trace it names (SHIM_TRACE), in a format other tools read:\n"
+    "  perfetto  the trace as Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
+    "            chrome://tracing): a slice per run of one value on a track per tag\n"
+    "            slot, a counter per rate, instant events where periods were dropped\n"
+    "  pprof     the per-tag samples as a gzipped pprof protobuf (go tool pprof): each\n"
+    "            tag tuple a stack of its slots' values, samples/count and\n"
+    "            time/nanoseconds\n"
+    "  folded    the same stacks as folded lines, 'frame;frame count' (flamegraph.pl,\n"
+    "            inferno, speedscope)\n"
+    "  csv       the trace as CSV: seq,start_ms,cycles,flags,thread, the tag slots, the\n"
+    "            rates; one row per recorded sample period\n"
+    "\n"
+    "  -f, --format FORMAT   perfetto, pprof, folded or csv\n"
+    "  -o, --output FILE     the file to write (default: standard output; pprof is not\n"
+    "                        written to a terminal)\n"
+    "  -t, --trace FILE      perfetto, csv: read this trace instead of the profile's\n"
+    "      --max-events N    perfetto: at most N counter events per rate (default: one\n"
+    "                        per 10 us of trace time)\n"
+    "      --value WHAT      folded: 'samples' (default) or 'time' (TSC cycles)\n"
+    "  -h, --help            print this help\n";
+
+/* ---- stacks ---- */
+
+size_t export_stack_depth(const struct export_ctx *x, const struct profile_tag *t)
+{
+    (void)x;
+    return t->is_other || t->nvalues == 0 ? 1 : t->nvalues;
+}
+
+const char *export_frame(const struct export_ctx *x, const struct profile_tag *t, size_t i,
+                         char *buf, size_t len)
+{
+    if (t->is_other || t->nvalues == 0) {
+        snprintf(buf, len, "%s", t->is_other ? "other" : "(untagged)");
+        return buf;
+    }
+    return tag_value_label(x->p->signals.tags[i].name, t->names[i], t->values[i], buf, len);
+}
+
+/* ---- folded ---- */
+
+struct folded_line {
+    char *stack;
+    uint64_t value;
+};
+
+static int by_stack(const void *a, const void *b)
+{
+    return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+    const struct folded_line *x = a, *y = b;
+    if (x->value != y->value) return x->value < y->value ? 1 : -1;
+    return strcmp(x->stack, y->stack);
+}
+
+/* Entry t's stack as one line's frames: ';' separates frames and the last space the
+ * count, so a ';' or a line break inside a name becomes '_'. NULL if memory ran out. */
+static char *folded_stack(const struct export_ctx *x, const struct profile_tag *t)
+{
+    char *s = NULL, frame[512];
+    size_t len = 0;
+    FILE *m = open_memstream(&s, &len);
+    if (!m) return NULL;
+    for (size_t i = 0; i < export_stack_depth(x, t); i++) {
+        if (i > 0) fputc(';', m);
+        for (const char *c = export_frame(x, t, i, frame, sizeof frame); *c; c++)
+            fputc(*c == ';' || *c == '\n' || *c == '\r' ? '_' : *c, m);
+    }
+    if (fclose(m) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* One line per stack with samples; entries of one tuple in several threads are added
+ * up, since a flame graph has no thread. Largest first. */
+static int export_folded(FILE *f, const struct export_ctx *x)
+{
+    const struct profile *p = x->p;
+    struct folded_line *lines = calloc(p->ntags + 1, sizeof *lines);
+    size_t n = 0, u = 0;
+    int rc = 0;
+    if (!lines) goto oom;
+    for (size_t i = 0; i <= p->ntags; i++) {
+        const struct profile_tag *t = i < p->ntags ? &p->tags[i] : &p->other;
+        uint64_t v = x->o->value_time ? t->cycles : t->samples;
+        if (v == 0) continue;
+        lines[n].value = v;
+        if (!(lines[n++].stack = folded_stack(x, t))) goto oom;
+    }
+    qsort(lines, n, sizeof *lines, by_stack);
+    for (size_t i = 0; i < n; i++) {
+        if (u > 0 && strcmp(lines[u - 1].stack, lines[i].stack) == 0) {
+            lines[u - 1].value += lines[i].value;
+            free(lines[i].stack);
+        } else {
+            lines[u++] = lines[i];
+        }
+    }
+    qsort(lines, u, sizeof *lines, by_value_desc);
+    for (size_t i = 0; i < u; i++)
+        fprintf(f, "%s %" PRIu64 "\n", lines[i].stack, lines[i].value);
+    n = u;
+    goto done;
+oom:
+    fprintf(stderr, "shimview: out of memory\n");
+    rc = EXIT_FILE_ERROR;
+done:
+    for (size_t i = 0; lines && i < n; i++)
+        free(lines[i].stack);
+    free(lines);
+    return rc;
+}
+
+/* ---- csv ---- */
+
+/* The header row, quoted by table.c as report's CSV is, since slot and rate names are
+ * the program's. */
+static int csv_header(FILE *f, const struct profile *p)
+{
+    static const char *const fixed[TRACE_FIXED_WORDS] = {"seq", "start_ms", "cycles", "flags",
+                                                         "thread"};
+    size_t ncols = TRACE_FIXED_WORDS + p->signals.ntags + p->nrates, col = 0;
+    enum table_align *align = calloc(ncols, sizeof *align);
+    struct table *t = align ? table_new(ncols, align) : NULL;
+    int rc = -1;
+    free(align);
+    if (!t) return -1;
+    table_add_row(t);
+    for (size_t i = 0; i < TRACE_FIXED_WORDS; i++)
+        table_set(t, col++, "%s", fixed[i]);
+    for (size_t i = 0; i < p->signals.ntags; i++)
+        table_set(t, col++, "%s", p->signals.tags[i].name);
+    for (size_t i = 0; i < p->nrates; i++)
+        table_set(t, col++, "%s", p->rates[i].name);
+    rc = table_print_csv(t, f);
+    table_free(t);
+    return rc;
+}
+
+static int export_csv(FILE *f, const struct export_ctx *x)
+{
+    struct trace *t = x->t;
+    struct trace_record r;
+    char err[512];
+    int rc;
+    if (csv_header(f, x->p) != 0) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
+    }
+    while ((rc = trace_next(t, &r, err, sizeof err)) == 1 && !ferror(f)) {
+        double ms = trace_seconds(t, (double)(int64_t)(r.start - t->t0)) * 1e3;
+        fprintf(f, "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64, r.seq, ms, r.cycles,
+                r.flags, r.thread);
+        for (size_t i = 0; i < t->n_tags; i++)
+            fprintf(f, ",%" PRIu64, r.tags[i]);
+        for (size_t i = 0; i < t->n_rates; i++)
+            if (isfinite(r.rates[i]))
+                fprintf(f, ",%.10g", r.rates[i]);
+            else
+                fputc(',', f);
+        fputc('\n', f);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    return 0;
+}
+
+/* ---- the command ---- */
+
+struct format {
+    const char *name;
+    int needs_trace, binary;
+    int (*write)(FILE *f, const struct export_ctx *x);
+};
+
+static const struct format formats[] = {
+    {"perfetto", 1, 0, export_perfetto},
+    {"pprof", 0, 1, export_pprof},
+    {"folded", 0, 0, export_folded},
+    {"csv", 1, 0, export_csv},
+};
+
+static const struct format *find_format(const char *name)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(formats[i].name, name) == 0) return &formats[i];
+    return NULL;
+}
+
+static int parse_options(int argc, char **argv, struct export_options *o)
+{
+    static const struct option options[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"trace", required_argument, NULL, 't'},
+        {"max-events", required_argument, NULL, 'M'},
+        {"value", required_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt, has_value = 0, has_max = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":f:o:t:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'f':
+            o->format = optarg;
+            break;
+        case 'o':
+            if (!optarg[0]) return usage_error("export", "-o needs a file");
+            o->output = optarg;
+            break;
+        case 't':
+            if (!optarg[0]) return usage_error("export", "--trace needs a file");
+            o->trace = optarg;
+            break;
+        case 'M':
+            if (parse_count_option("export", "--max-events", optarg, &o->max_events))
+                return EXIT_USAGE_ERROR;
+            if (o->max_events == 0) return usage_error("export", "--max-events must be at least 1");
+            has_max = 1;
+            break;
+        case 'V':
+            if (strcmp(optarg, "samples") != 0 && strcmp(optarg, "time") != 0)
+                return usage_error("export", "--value expects 'samples' or 'time', not '%s'",
+                                   optarg);
+            o->value_time = strcmp(optarg, "time") == 0;
+            has_value = 1;
+            break;
+        case 'h':
+            fputs(export_usage, stdout);
+            return -1;
+        default:
+            return option_error("export", opt, argv);
+        }
+    }
+    if (!o->format)
+        return usage_error("export", "missing --format (perfetto, pprof, folded or csv)");
+    const struct format *fmt = find_format(o->format);
+    if (!fmt)
+        return usage_error("export", "unknown format '%s' (formats: perfetto, pprof, folded, csv)",
+                           o->format);
+    if (has_value && strcmp(o->format, "folded") != 0)
+        return usage_error("export", "--value applies to --format folded only");
+    if (has_max && strcmp(o->format, "perfetto") != 0)
+        return usage_error("export", "--max-events applies to --format perfetto only");
+    if (o->trace && !fmt->needs_trace)
+        return usage_error("export", "--trace applies to perfetto and csv, which read the trace");
+    if (optind >= argc) return usage_error("export", "missing the PROFILE");
+    if (optind + 1 < argc)
+        return usage_error("export", "expects one PROFILE, got %d", argc - optind);
+    o->file = argv[optind];
+    return 0;
+}
+
+/* Write the export to the output the options name. 0, or EXIT_FILE_ERROR after a message,
+ * leaving no partial file behind. */
+static int write_output(const struct format *fmt, const struct export_ctx *x)
+{
+    const char *path = x->o->output;
+    int to_stdout = !path || strcmp(path, "-") == 0;
+    if (to_stdout && fmt->binary && isatty(STDOUT_FILENO)) {
+        fprintf(stderr,
+                "shimview export: %s is binary: give -o FILE or redirect standard "
+                "output\n",
+                fmt->name);
+        return EXIT_USAGE_ERROR;
+    }
+    FILE *f = to_stdout ? stdout : fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
+        return EXIT_FILE_ERROR;
+    }
+    int rc = fmt->write(f, x);
+    int err = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!to_stdout && fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (rc == 0 && err)
+        fprintf(stderr, "shimview: %s: %s\n", to_stdout ? "standard output" : path, strerror(err));
+    if (rc != 0 || err) {
+        if (!to_stdout) remove(path);
+        return rc ? rc : EXIT_FILE_ERROR;
+    }
+    if (!to_stdout) printf("%s\n", path);
+    return 0;
+}
+
+int export_main(int argc, char **argv)
+{
+    struct export_options o = {0};
+    struct export_ctx x = {.o = &o};
+    struct profile *p = NULL;
+    struct trace t;
+    char err[512];
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    const struct format *fmt = find_format(o.format);
+    if (fmt->needs_trace) {
+        rc = trace_command_open(o.file, o.trace, &p, &x.ti, &t);
+        if (rc) return rc;
+        x.t = &t;
+    } else if (!(p = profile_load(o.file, err, sizeof err))) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    x.p = p;
+    rc = write_output(fmt, &x);
+    if (x.t) trace_close(x.t);
+    profile_free(p);
+    return rc;
+}

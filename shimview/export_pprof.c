@@ -1,0 +1,258 @@
+/*
+ * export_pprof.c -- `shimview export --format pprof`: the per-tag samples of a profile as
+ * a pprof profile (gzipped protocol buffer), for `go tool pprof` and the tools that read
+ * its format.
+ *
+ * Each tag entry with samples is one Sample whose stack is the entry's tag values, one
+ * frame per slot, the lowest slot outermost (pprof lists a stack leaf first, so the
+ * location ids are written in reverse); `other` is the one frame "other". A frame is a
+ * Function named as `report` names the value (its name, else "slot=value") with one
+ * Location of its own, shared by every stack it appears in, so pprof's views add a
+ * value's samples across tuples. Each sample has two values, `samples/count` and
+ * `time/nanoseconds` (the entry's TSC cycles at the profile's calibrated frequency), and
+ * a `thread` label with the thread word, which keeps tuples seen in two threads apart.
+ *
+ * The message is built in memory with the structs protobuf-c generates from pprof.proto
+ * (this directory; only the fields written here), packed by protobuf-c and compressed
+ * with zlib in the gzip framing pprof expects. A profile holds at most a few thousand
+ * tag entries, so strings are interned by a linear search.
+ */
+#include "commands.h"
+#include "export.h"
+#include "pprof.pb-c.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct builder {
+    const struct export_ctx *x;
+    char **strings;
+    size_t nstrings, cap;
+    size_t nfunctions; /* == locations; ids are index + 1 */
+    Pprof__Function *functions, **function_ptrs;
+    Pprof__Location *locations, **location_ptrs;
+    Pprof__Line *lines, **line_ptrs;
+    size_t nsamples;
+    Pprof__Sample *samples, **sample_ptrs;
+    Pprof__Label *labels, **label_ptrs;
+    uint64_t *location_ids;
+    int64_t *values;
+    int failed;
+};
+
+/* The index of s in the string table, added if new; 0 ("") after a memory failure. */
+static int64_t intern(struct builder *b, const char *s)
+{
+    for (size_t i = 0; i < b->nstrings; i++)
+        if (strcmp(b->strings[i], s) == 0) return (int64_t)i;
+    if (b->nstrings == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        char **grown = realloc(b->strings, cap * sizeof *grown);
+        if (!grown) goto oom;
+        b->strings = grown;
+        b->cap = cap;
+    }
+    if (!(b->strings[b->nstrings] = strdup(s))) goto oom;
+    return (int64_t)b->nstrings++;
+oom:
+    b->failed = 1;
+    return 0;
+}
+
+/* The location id of the frame named name: its function's, made on first use. */
+static uint64_t location_for(struct builder *b, const char *name)
+{
+    int64_t idx = intern(b, name);
+    for (size_t i = 0; i < b->nfunctions; i++)
+        if (b->functions[i].name == idx) return b->locations[i].id;
+    size_t i = b->nfunctions++;
+    pprof__function__init(&b->functions[i]);
+    b->functions[i].id = i + 1;
+    b->functions[i].name = b->functions[i].system_name = idx;
+    b->function_ptrs[i] = &b->functions[i];
+    pprof__line__init(&b->lines[i]);
+    b->lines[i].function_id = i + 1;
+    b->line_ptrs[i] = &b->lines[i];
+    pprof__location__init(&b->locations[i]);
+    b->locations[i].id = i + 1;
+    b->locations[i].n_line = 1;
+    b->locations[i].line = &b->line_ptrs[i];
+    b->location_ptrs[i] = &b->locations[i];
+    return b->locations[i].id;
+}
+
+static void add_sample(struct builder *b, const struct profile_tag *t, uint64_t *ids)
+{
+    const struct export_ctx *x = b->x;
+    size_t depth = export_stack_depth(x, t), k = b->nsamples++;
+    char frame[512];
+    for (size_t i = 0; i < depth; i++) /* leaf first: the highest slot */
+        ids[depth - 1 - i] = location_for(b, export_frame(x, t, i, frame, sizeof frame));
+    Pprof__Sample *s = &b->samples[k];
+    pprof__sample__init(s);
+    s->n_location_id = depth;
+    s->location_id = ids;
+    s->n_value = 2;
+    s->value = &b->values[2 * k];
+    s->value[0] = (int64_t)t->samples;
+    s->value[1] = (int64_t)llround((double)t->cycles / x->p->machine.tsc_hz * 1e9);
+    pprof__label__init(&b->labels[k]);
+    b->labels[k].key = intern(b, "thread");
+    b->labels[k].num = (int64_t)t->thread;
+    b->label_ptrs[k] = &b->labels[k];
+    s->n_label = 1;
+    s->label = &b->label_ptrs[k];
+    b->sample_ptrs[k] = s;
+}
+
+static int builder_alloc(struct builder *b, size_t entries, size_t frames)
+{
+    b->functions = calloc(frames, sizeof *b->functions);
+    b->function_ptrs = calloc(frames, sizeof *b->function_ptrs);
+    b->locations = calloc(frames, sizeof *b->locations);
+    b->location_ptrs = calloc(frames, sizeof *b->location_ptrs);
+    b->lines = calloc(frames, sizeof *b->lines);
+    b->line_ptrs = calloc(frames, sizeof *b->line_ptrs);
+    b->location_ids = calloc(frames, sizeof *b->location_ids);
+    b->samples = calloc(entries, sizeof *b->samples);
+    b->sample_ptrs = calloc(entries, sizeof *b->sample_ptrs);
+    b->labels = calloc(entries, sizeof *b->labels);
+    b->label_ptrs = calloc(entries, sizeof *b->label_ptrs);
+    b->values = calloc(2 * entries, sizeof *b->values);
+    return b->functions && b->function_ptrs && b->locations && b->location_ptrs && b->lines &&
+                   b->line_ptrs && b->location_ids && b->samples && b->sample_ptrs && b->labels &&
+                   b->label_ptrs && b->values
+               ? 0
+               : -1;
+}
+
+static void builder_free(struct builder *b)
+{
+    for (size_t i = 0; i < b->nstrings; i++)
+        free(b->strings[i]);
+    free(b->strings);
+    free(b->functions);
+    free(b->function_ptrs);
+    free(b->locations);
+    free(b->location_ptrs);
+    free(b->lines);
+    free(b->line_ptrs);
+    free(b->location_ids);
+    free(b->samples);
+    free(b->sample_ptrs);
+    free(b->labels);
+    free(b->label_ptrs);
+    free(b->values);
+}
+
+/* The comment lines pprof shows with the profile: whose run, and how to read a stack. */
+static void comments(struct builder *b, int64_t *out)
+{
+    const struct profile *p = b->x->p;
+    char *slots = NULL, *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&slots, &len);
+    if (m) {
+        for (size_t i = 0; i < p->signals.ntags; i++)
+            fprintf(m, "%s%s", i ? ", " : "", p->signals.tags[i].name);
+        fclose(m);
+    }
+    if (asprintf(&text, "shim profile of %s (pid %" PRIu64 ") from %s", p->program.name,
+                 p->program.pid, p->file) >= 0)
+        out[0] = intern(b, text);
+    free(text);
+    text = NULL;
+    if (asprintf(&text, "a stack per tag tuple, one frame per tag slot, outermost first: %s",
+                 slots && slots[0] ? slots : "(no slots)") >= 0)
+        out[1] = intern(b, text);
+    free(text);
+    free(slots);
+}
+
+/* Pack the profile and gzip it into f. 0, or -1 if memory ran out. */
+static int write_gzipped(FILE *f, const Pprof__Profile *prof)
+{
+    size_t len = pprof__profile__get_packed_size(prof);
+    uint8_t *raw = malloc(len ? len : 1), *gz = NULL;
+    z_stream zs = {0};
+    int rc = -1;
+    if (!raw) return -1;
+    pprof__profile__pack(prof, raw);
+    /* windowBits 15 + 16: the gzip header and trailer around the deflate stream */
+    if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        goto done;
+    uLong bound = deflateBound(&zs, (uLong)len) + 32;
+    if (!(gz = malloc(bound))) goto end;
+    zs.next_in = raw;
+    zs.avail_in = (uInt)len;
+    zs.next_out = gz;
+    zs.avail_out = (uInt)bound;
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END) goto end;
+    fwrite(gz, 1, bound - zs.avail_out, f);
+    rc = 0;
+end:
+    deflateEnd(&zs);
+done:
+    free(gz);
+    free(raw);
+    return rc;
+}
+
+int export_pprof(FILE *f, const struct export_ctx *x)
+{
+    const struct profile *p = x->p;
+    struct builder b = {.x = x};
+    size_t depth = p->signals.ntags ? p->signals.ntags : 1, entries = p->ntags + 1;
+    Pprof__ValueType types[2], period_type, *type_ptrs[2] = {&types[0], &types[1]};
+    Pprof__Profile prof;
+    int64_t comment[2] = {0, 0};
+    int rc = -1;
+    if (builder_alloc(&b, entries, entries * depth)) goto done;
+    intern(&b, ""); /* pprof requires string_table[0] == "" */
+    for (size_t i = 0; i < 2; i++)
+        pprof__value_type__init(&types[i]);
+    types[0].type = intern(&b, "samples");
+    types[0].unit = intern(&b, "count");
+    types[1].type = intern(&b, "time");
+    types[1].unit = intern(&b, "nanoseconds");
+    pprof__value_type__init(&period_type);
+    period_type.type = types[1].type;
+    period_type.unit = types[1].unit;
+    uint64_t *ids = b.location_ids;
+    for (size_t i = 0; i < entries; i++) {
+        const struct profile_tag *t = i < p->ntags ? &p->tags[i] : &p->other;
+        if (t->samples == 0) continue;
+        add_sample(&b, t, ids);
+        ids += export_stack_depth(x, t);
+    }
+    comments(&b, comment);
+    if (b.failed) goto done;
+    pprof__profile__init(&prof);
+    prof.n_sample_type = 2;
+    prof.sample_type = type_ptrs;
+    prof.n_sample = b.nsamples;
+    prof.sample = b.sample_ptrs;
+    prof.n_location = prof.n_function = b.nfunctions;
+    prof.location = b.location_ptrs;
+    prof.function = b.function_ptrs;
+    prof.n_string_table = b.nstrings;
+    prof.string_table = b.strings;
+    prof.time_nanos = (int64_t)p->run.start_unix_ns;
+    prof.duration_nanos = (int64_t)p->run.duration_ns;
+    prof.period_type = &period_type;
+    if (p->period.has_summary)
+        prof.period = (int64_t)llround(p->period.mean / p->machine.tsc_hz * 1e9);
+    prof.n_comment = 2;
+    prof.comment = comment;
+    rc = write_gzipped(f, &prof);
+done:
+    builder_free(&b);
+    if (rc != 0) {
+        fprintf(stderr, "shimview: out of memory while building the pprof profile\n");
+        return EXIT_FILE_ERROR;
+    }
+    return 0;
+}
