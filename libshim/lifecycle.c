@@ -24,9 +24,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cct.h"
 #include "names.h"
 #include "run.h"
 #include "signal_block.h"
+#include "symbols.h"
 #include "termination.h"
 
 extern char **environ;
@@ -230,8 +232,13 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
 {
     const struct shim_config *c = &r->settings.cfg;
     names_lock();
+    /* by default, also the method and context slots of an instrumented program: one
+     * that has entered an instrumented function, or (started before main(), by
+     * shimrun) one whose code calls the hooks */
+    int instrumented = cct_active() || symbols_referenced("__cyg_profile_func_enter");
+    uint32_t cct_slots = instrumented ? (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT) : 0;
     r->n_tag_slots =
-        slots_of(c->tag_slots, names_tag_slots_named(), 1, SHIM_TAG_SLOTS, r->tag_slot);
+        slots_of(c->tag_slots, names_tag_slots_named() | cct_slots, 1, SHIM_TAG_SLOTS, r->tag_slot);
     r->n_counter_slots =
         slots_of(c->counter_slots, names_counters_named(), 0, SHIM_COUNTER_SLOTS, r->counter_slot);
     for (unsigned i = 0; i < r->n_tag_slots; i++)
@@ -474,6 +481,7 @@ static int start_locked(const struct shim_config *cfg)
             .slow_period = r->settings.slow_period,
         };
         signal_block_attach(block);
+        cct_republish(); /* the context so far, into the block the observer reads */
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;
         memset(&plan, 0, sizeof plan);

@@ -21,6 +21,8 @@
 
 #include <hwloc.h>
 
+#include "cct.h"
+#include "cct_profile.h"
 #include "names.h"
 #include "run.h"
 
@@ -199,6 +201,8 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         char dflt[16];
         const char *name = names_slot(r->tag_slot[i]);
         snprintf(dflt, sizeof dflt, "slot%u", r->tag_slot[i]);
+        if (!name && r->tag_slot[i] == SHIM_SLOT_METHOD) name = "function";
+        if (!name && r->tag_slot[i] == SHIM_SLOT_CCT) name = "context";
         json_array_append_new(tags, json_pack("{s:i, s:o}", "slot", (int)r->tag_slot[i], "name",
                                               jtext(name ? name : dflt)));
     }
@@ -337,6 +341,10 @@ static json_t *profile_json(const struct shim_run *r)
                             json_pack("{s:o, s:o, s:i, s:f, s:f}", "rate",
                                       jtext(r->rate[by->y].name), "by", jtext(r->rate[by->x].name),
                                       "buckets", (int)by->buckets, "lo", by->lo, "hi", by->hi));
+    if (root && cct_profile_add(root, jtext) != 0) {
+        json_decref(root);
+        return NULL;
+    }
     json_t *samples = root ? json_object_get(root, "samples") : NULL;
     if (samples && o->n_fast < o->plan.n_hw) {
         json_object_set_new(samples, "slow_spans", jint(t->slow_spans));

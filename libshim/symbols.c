@@ -449,3 +449,53 @@ int symbols_lookup(struct symbols *s, uint64_t addr, struct symbol_info *out)
         i, m->path, m->build_id, offset, f ? m->names + f->name : NULL, f ? offset - f->start : 0};
     return 0;
 }
+
+/* ---- does the process call a function it does not define? ---- */
+
+/* 1 when the file's .dynsym has `name` undefined: the module calls it from outside. */
+static int file_references(const char *file, const char *name)
+{
+    int found = 0, fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while (e && !found && (scn = elf_nextscn(e, scn))) {
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        for (size_t i = 0; d && !found && i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *n;
+            if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF &&
+                (n = elf_strptr(e, sh.sh_link, sym.st_name)) && !strcmp(n, name))
+                found = 1;
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
+}
+
+struct reference_search {
+    const char *name;
+    int first, found;
+};
+
+static int module_references(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct reference_search *q = data;
+    const char *path = info->dlpi_name;
+    if (q->first) path = "/proc/self/exe"; /* the executable comes first, unnamed */
+    q->first = 0;
+    if (path && strchr(path, '/') && file_references(path, q->name)) q->found = 1;
+    return q->found;
+}
+
+int symbols_referenced(const char *name)
+{
+    struct reference_search q = {name, 1, 0};
+    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
+    dl_iterate_phdr(module_references, &q);
+    return q.found;
+}

@@ -59,4 +59,9 @@ int symbols_module(const struct symbols *s, size_t i, struct symbol_module *out)
 
 void symbols_close(struct symbols *s);
 
+/* Whether a loaded module calls `name` without defining it (an undefined symbol of its
+ * .dynsym): e.g. "__cyg_profile_func_enter", which code built with -finstrument-functions
+ * calls. Reads the modules' files; 0 when none does or nothing can be read. */
+int symbols_referenced(const char *name);
+
 #endif

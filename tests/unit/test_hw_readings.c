@@ -54,7 +54,6 @@ static uint64_t read_slow(const struct probe_hw *h)
     return __atomic_load_n(&counter_word, __ATOMIC_RELAXED);
 }
 
-
 static void play_program(void)
 {
     double end = now_ns() + (double)RUN_NS;
@@ -121,23 +120,6 @@ static const struct tag_entry *entry_of(const struct observer *o, uint64_t tag)
     return NULL;
 }
 
-/* The rates compare periods in which the program and the observer ran side by side. On
- * a machine too busy for that (another load on both CPUs), the observer's preempted
- * periods hold most of the program's work: counted by the slow spans, left out of the
- * fast rates, so the comparison says nothing, and is skipped, saying why. */
-static int ran_side_by_side(const struct observer *obs)
-{
-    uint64_t attributed = 0;
-    for (uint32_t i = 0; i <= obs->tags.max_entries; i++)
-        attributed += obs->tags.entry[i].cycles;
-    double lost = 1.0 - (double)attributed / (double)(obs->last_tsc - obs->first_tsc);
-    if (lost <= 0.05) return 1;
-    print_message("skipped: %.0f%% of the run's time was in interrupted periods (a busy "
-                  "machine): the observer and the program did not run side by side\n",
-                  100 * lost);
-    return 0;
-}
-
 static double ratio(const struct rate_stats *s)
 {
     return s->sum_b > 0 ? s->sum_a / s->sum_b : NAN;
@@ -168,7 +150,7 @@ static void core_minus_own_is_the_programs_rate(void **state)
     assert_non_null(busy);
     assert_non_null(idle);
     assert_int_equal(core_reads, own_reads);
-    if (!ran_side_by_side(&o)) skip();
+    if (!ran_side_by_side(&o, 0.05)) skip();
     double core = ratio(&busy->stats[RATE_CORE]), sw = ratio(&busy->stats[RATE_SW]);
     assert_true(sw > 0);
     assert_true(fabs(core / sw - 1.0) < 0.05);
@@ -192,7 +174,7 @@ static void slow_readings_rate_within_one_tag(void **state)
     for (uint32_t i = 0; i <= o.tags.max_entries; i++)
         spans += o.tags.entry[i].stats[RATE_SLOW].periods;
     assert_int_equal(spans, o.totals.slow_attributed);
-    if (!ran_side_by_side(&o)) skip();
+    if (!ran_side_by_side(&o, 0.05)) skip();
     double slow = ratio(&busy->stats[RATE_SLOW]), sw = ratio(&busy->stats[RATE_SW]);
     assert_true(busy->stats[RATE_SLOW].periods > 0);
     /* within 10%: preemptions of the observer leave periods out of the fast rate that

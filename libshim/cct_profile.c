@@ -1,0 +1,155 @@
+/*
+ * cct_profile.c -- the calling-context part of a profile: the trees the program's
+ * threads built (signals/cct.c), and every function in them named by module, offset,
+ * build id and symbol (symbols.c), so that the tag values of the reserved slots (the
+ * method signal: a function's run-time address; the CCT signal: thread index and node)
+ * can be turned into names now and later (docs/profile-format.md, `cct`).
+ *
+ * Runs at shim_stop(), on the stopping thread, after the observer has stopped; the
+ * program's threads may still be adding nodes, which is safe: each arena's published
+ * count is read once, with acquire, and nodes below it never change.
+ */
+#include "cct_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+#include "symbols.h"
+
+struct fn_map {
+    uint64_t *addr; /* sorted, distinct */
+    size_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every function address of every published node, sorted and distinct. */
+static int collect_functions(struct fn_map *m)
+{
+    size_t total = 0;
+    for (uint32_t t = 0; t < cct_arena_count(); t++) {
+        const struct cct_arena *a = cct_arena_at(t);
+        if (a) total += cct_arena_node_count(a);
+    }
+    m->addr = malloc((total ? total : 1) * sizeof *m->addr);
+    m->n = 0;
+    if (!m->addr) return -1;
+    for (uint32_t t = 0; t < cct_arena_count(); t++) {
+        const struct cct_arena *a = cct_arena_at(t);
+        if (!a) continue;
+        uint32_t n = cct_arena_node_count(a);
+        const struct cct_node *nodes = cct_arena_nodes(a);
+        for (uint32_t i = CCT_NODE_FIRST; i < n && m->n < total; i++)
+            m->addr[m->n++] = nodes[i].fn;
+    }
+    qsort(m->addr, m->n, sizeof *m->addr, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (k == 0 || m->addr[i] != m->addr[k - 1]) m->addr[k++] = m->addr[i];
+    m->n = k;
+    return 0;
+}
+
+/* The function id of an address (its index in the sorted map), or -1. */
+static long function_id(const struct fn_map *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->addr[mid] < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->addr[lo] == addr ? (long)lo : -1;
+}
+
+static json_t *text_or_null(const char *s, json_t *(*text)(const char *))
+{
+    return s ? text(s) : json_null();
+}
+
+static json_t *functions_json(const struct fn_map *m, struct symbols *syms,
+                              json_t *(*text)(const char *))
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < m->n; i++) {
+        struct symbol_info si;
+        json_t *f;
+        if (syms && symbols_lookup(syms, m->addr[i], &si) == 0)
+            f = json_pack("{s:I, s:I, s:o, s:o, s:I, s:o}", "id", (json_int_t)i, "address",
+                          (json_int_t)m->addr[i], "module", text(si.module_path), "build_id",
+                          text(si.build_id), "offset", (json_int_t)si.offset, "name",
+                          text_or_null(si.name, text));
+        else
+            f = json_pack("{s:I, s:I, s:n, s:n, s:I, s:n}", "id", (json_int_t)i, "address",
+                          (json_int_t)m->addr[i], "module", "build_id", "offset",
+                          (json_int_t)m->addr[i], "name");
+        json_array_append_new(a, f);
+    }
+    return a;
+}
+
+static json_t *modules_json(struct symbols *syms, json_t *(*text)(const char *))
+{
+    json_t *a = json_array();
+    for (size_t i = 0; syms && i < symbols_module_count(syms); i++) {
+        struct symbol_module mod;
+        if (symbols_module(syms, i, &mod) != 0) continue;
+        json_array_append_new(a, json_pack("{s:o, s:o, s:I}", "path", text(mod.path), "build_id",
+                                           text(mod.build_id), "base", (json_int_t)mod.base));
+    }
+    return a;
+}
+
+/* One thread's tree: a node per row, [parent, function id, call site], the call site
+ * being the return address into the caller as an offset in its module (the value
+ * addr2line takes), null when no module holds it, and for the two fixed nodes. */
+static json_t *thread_json(const struct cct_arena *a, const struct fn_map *m, struct symbols *syms)
+{
+    uint32_t n = cct_arena_node_count(a);
+    const struct cct_node *nodes = cct_arena_nodes(a);
+    json_t *rows = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+        const struct cct_node *nd = &nodes[i];
+        if (i < CCT_NODE_FIRST) {
+            json_array_append_new(rows, json_pack("[i, n, n]", 0));
+            continue;
+        }
+        struct symbol_info si;
+        json_t *site = syms && symbols_lookup(syms, nd->call_site, &si) == 0
+                           ? json_integer((json_int_t)si.offset)
+                           : json_null();
+        json_array_append_new(rows, json_pack("[i, I, o]", (int)nd->parent,
+                                              (json_int_t)function_id(m, nd->fn), site));
+    }
+    return json_pack("{s:i, s:i, s:I, s:o}", "index", (int)cct_arena_index(a), "tid",
+                     (int)cct_arena_tid(a), "overflow", (json_int_t)cct_arena_overflow(a), "nodes",
+                     rows);
+}
+
+int cct_profile_add(json_t *root, json_t *(*text)(const char *))
+{
+    if (!cct_active()) return 0;
+    struct fn_map m;
+    if (collect_functions(&m) != 0) return -1;
+    struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
+    json_t *threads = json_array();
+    for (uint32_t t = 0; t < cct_arena_count(); t++) {
+        const struct cct_arena *a = cct_arena_at(t);
+        if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+    }
+    json_object_set_new(root, "modules", modules_json(syms, text));
+    json_object_set_new(root, "functions", functions_json(&m, syms, text));
+    json_object_set_new(root, "cct",
+                        json_pack("{s:i, s:i, s:o}", "method_slot", SHIM_SLOT_METHOD, "cct_slot",
+                                  SHIM_SLOT_CCT, "threads", threads));
+    if (syms) symbols_close(syms);
+    free(m.addr);
+    return 0;
+}

@@ -1,0 +1,619 @@
+/*
+ * cct.c -- the calling-context runtime behind -finstrument-functions.
+ *
+ * The compiler calls __cyg_profile_func_enter(fn, call_site) at the start of every
+ * instrumented function and __cyg_profile_func_exit(fn, call_site) at its end. From
+ * those calls each thread builds a calling-context tree (CCT, Ammons, Ball and Larus,
+ * PLDI 1997, section 4) and keeps two tag slots of its signal block current: slot 8 the
+ * function executing now, slot 9 the node of its calling context. The observer reads
+ * the slots like any other tag; the tree itself is read once, by the profile writer.
+ *
+ * The tree. A node is one call chain: (parent, fn, call_site). A call from the current
+ * node `cur` to fn at call_site finds, in this order: cur itself if cur's function is fn
+ * (direct recursion: one compare); the existing child (cur, fn, call_site) in a
+ * per-thread hash index; an ancestor of cur whose function is fn (recursion folds onto
+ * the nearest one, so no chain holds a function twice and the depth is bounded by the
+ * number of functions); else a new node. The ancestor walk follows parent links and
+ * runs only when the index misses, which is once per new node or on a recursive call,
+ * where it stops after the length of the recursion cycle. (A table of the functions on
+ * the stack could skip the walk for a new node, but would cost an update on every entry
+ * and exit to save a walk made once per node.) Call sites are kept apart; an indirect
+ * call is a call with a call site like any other.
+ *
+ * The arena. Each thread mmaps one MAP_NORESERVE region on its first hook: the header,
+ * its shadow stack, the child index (one 32-bit bucket head per node of capacity) and
+ * room for 2^21 nodes of 32 bytes; pages are touched only as they fill. Node 0 is the
+ * root (no function), node 1 the overflow node: when the arena is full, every further
+ * new context, and everything called beneath it, is node 1, counted. A node is written
+ * completely before a release store of the arena's count publishes it, and is never
+ * written again (the bucket chain field is set before publication too), so any thread
+ * may read nodes [0, count) at any moment. The index and the shadow stack are private to
+ * the owner. Arenas are never freed: an observer or writer may hold a pointer, and the
+ * profile of a thread that has exited is still wanted. A global array, filled with an
+ * atomic counter and release stores, lists them by thread index (the high half of slot
+ * 9).
+ *
+ * The shadow stack. Each entry pushes a frame (marker, fn, call_site, node); each exit
+ * pops it and restores slots 8 and 9 from the frame below. A frame can also be left
+ * without an exit hook: longjmp, a C++ exception unwinding code whose exit hooks the
+ * compiler did not put in cleanups (g++ does, clang++ does not), a signal handler that
+ * siglongjmps out. The marker makes such frames recognisable: it is the address of the
+ * function's return-address slot, a word equal to call_site within CCT_MARKER_WORDS
+ * words above the hook's canonical frame address (the function's stack pointer; that
+ * address itself when no word matches, a lower bound of the slot), chosen and cached as
+ * marker_scan() says. A live ancestor's slot lies strictly above the new function's; a
+ * frame that has been left has its slot at or below it.
+ *   - Entry pops the frames whose marker is below the new marker, and a frame with the
+ *     same marker unless it has the same call site, another function and the same stack
+ *     pointer: an instrumented function inlined into its caller calls the hooks with the
+ *     caller's return address from the caller's frame, and nests inside it. So the first
+ *     instrumented call after a jump is a child of the function that caught it, before
+ *     anything is published.
+ *   - Exit pops the frames whose marker lies below the hook's frame (they were left,
+ *     since the exiting function's own stack pointer is above them), then the exiting
+ *     function's frame if the top is one of fn. So a jump is also repaired by the exit
+ *     of the function that caught it.
+ *   - Until then, the slots still describe the frame that jumped.
+ *   - Limits: a function that lowered its stack pointer (alloca, a variable-length array)
+ *     between a call that was jumped out of and its next call or its exit can leave the
+ *     jumped-over frames in place until its own exit; an instrumented function inlined
+ *     after such a lowering is taken for a new call, and its caller for a left frame,
+ *     until the caller returns; the first run of a function right after a jump can keep
+ *     the left frames (see marker_scan) until the caller returns or calls a function
+ *     that has run before.
+ *
+ * Signals. A handler running on the thread's stack nests below the interrupted frames
+ * like a call (its call site is the signal trampoline). The hooks are written to be
+ * interrupted at any instruction by a handler that runs them too: the frame is written,
+ * then the depth advanced, then the frame written again (a handler that ran in between
+ * may have used the same slot), and every other step is a single store; node creation
+ * and the first-hook set-up run with signals blocked (two system calls per new node),
+ * so two creations never interleave and a handler that never returns cannot leave half
+ * a node. A handler on an alternate signal stack (sigaltstack) has markers unrelated to
+ * the interrupted ones: when a frame would be popped, or the new marker is more than
+ * CCT_STACK_GAP below the top one, the hook asks the kernel whether it runs on the
+ * alternate stack; if it does and the top frame does not, the handler nests as a call
+ * and the frames it pushes are dropped as soon as a hook runs off that stack again (it
+ * returned, or jumped out). Not recognised: a handler on an alternate stack less than
+ * CCT_STACK_GAP above the thread's frames that starts while no instrumented function is
+ * live and jumps out; its frames stay beneath the thread's later contexts.
+ *
+ * Cost. When the thread points at the shared dummy block (shim is not observing it)
+ * the hooks keep the tree and the shadow stack but store nothing into the block, so
+ * threads do not fight over the dummy's cache line; cct_republish() writes the slots
+ * when a real block is attached. Nothing here allocates with malloc or calls anything
+ * instrumented; this file is compiled with -fno-instrument-functions and frame pointers
+ * (the hook's frame address comes from its frame pointer; x86-64 frame layout).
+ */
+#include "cct.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "signal_block.h"
+
+#define NO_HOOK __attribute__((no_instrument_function))
+#define HOT_INLINE                                                                                 \
+    static inline __attribute__((always_inline, no_instrument_function, no_sanitize_address))
+#define COLD static __attribute__((noinline, cold, no_instrument_function))
+/* The marker search reads the instrumented function's frame, redzones included. */
+#define HOOK SHIM_API __attribute__((no_instrument_function, no_sanitize_address))
+
+#define CCT_DEFAULT_NODES  (1u << 21)
+#define CCT_DEFAULT_FRAMES (1u << 19)
+#define CCT_MIN_NODES      4u
+#define CCT_MIN_FRAMES     16u
+#define CCT_MAX_THREADS    65536u
+#define CCT_MARKER_WORDS   64
+#define CCT_SLOT_NONE      0xffffu /* no return slot found within CCT_MARKER_WORDS */
+#define CCT_SLOT_CACHE     1024u   /* entries of the return-slot cache */
+#define CCT_STACK_GAP      ((uintptr_t)1 << 20)
+
+_Static_assert(sizeof(struct cct_node) == 32, "a node is 32 bytes, two per cache line");
+
+/* One live (or not yet recognised as left) instrumented call. */
+struct cct_frame {
+    uintptr_t marker;   /* address of the function's return-address slot (or a lower bound) */
+    uint64_t fn;        /* the function, for slot 8 */
+    uint64_t call_site; /* as the hook received it */
+    uint32_t node;      /* its context, for slot 9 */
+    uint32_t sp_offset; /* marker - the hook's frame address: where the function's stack
+                           pointer stood below its return slot when it was entered */
+};
+
+struct cct_arena {
+    /* Read by other threads. */
+    uint32_t count; /* published nodes; release store by the owner, acquire by readers */
+    uint32_t capacity;
+    uint32_t index;
+    int32_t tid;
+    uint64_t overflow; /* relaxed atomic */
+    struct cct_node *nodes;
+    size_t map_bytes;
+
+    /* The owner's, on their own cache line. */
+    _Alignas(64) uint32_t depth; /* frames in use; atomic: the owner's handlers read it */
+    uint32_t frame_cap;
+    uint32_t lost;         /* entries not pushed because the shadow stack was full */
+    uint32_t alt_switch;   /* 1 + index of the frame a handler on the alternate stack
+                              pushed first; 0 when none is live */
+    uint32_t bucket_shift; /* 64 - log2(bucket count) */
+    uint32_t slot_mask;    /* slot cache entries in use - 1 */
+    struct cct_frame *frames;
+    uint32_t *buckets; /* head of each bucket's chain; 0 (the root) ends a chain */
+    uintptr_t alt_lo, alt_hi;
+    uint64_t slot_cache[CCT_SLOT_CACHE]; /* see frame_marker() */
+};
+
+/* The calling thread's arena, and whether creating it failed (then the hooks do
+ * nothing on this thread rather than retry an mmap per call). */
+static __thread struct cct_arena *cct_self __attribute__((tls_model("initial-exec")));
+static __thread int cct_failed __attribute__((tls_model("initial-exec")));
+
+static struct cct_arena *cct_arenas[CCT_MAX_THREADS];
+static uint32_t cct_arenas_used;
+static int cct_seen;
+static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
+
+/* ---- small helpers ---- */
+
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* The hook's canonical frame address: the caller's stack pointer before it called the
+ * hook. With the frame pointer kept, [fp] is the saved frame pointer, [fp + 8] the
+ * hook's return address. */
+#define HOOK_CFA() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+
+/* The function's return slot, as a word offset above the hook's frame address cfa (the
+ * function's stack pointer), or CCT_SLOT_NONE when no word within CCT_MARKER_WORDS holds
+ * call_site. Copies of call_site also lie below the slot: stale data in the function's
+ * uninitialised locals, such as a register an earlier callee from the same site saved.
+ * Below the top frame's slot (live stack, the caller's frame included, when the top
+ * frame is the caller) the highest copy is taken; the top frame's slot itself is not,
+ * since a live caller called from the same site holds call_site there too (recursion).
+ * Past it (the top frame was left, there is none, or it lies on another stack, more
+ * than CCT_STACK_GAP away) the first copy is taken and nothing above it is read, so the
+ * search never runs off the top of a stack. Memory alone cannot tell a function's stale
+ * locals from a left frame: the first run of a function right after a jump, from the
+ * site the jumped-out function was called from, may take the left frames for live ones.
+ * So only what was found below the top frame's slot is cached (per hook return address,
+ * which fixes the frame layout; a direct-mapped cache of 64-bit words, (ra << 16) |
+ * offset, so that a handler never reads half an entry), and later runs find it with one
+ * compare. The words read may be a caller's locals that other threads write: only
+ * compared, and left out of the race detector. */
+COLD __attribute__((no_sanitize_address, no_sanitize_thread)) uintptr_t
+marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t ra,
+            uint64_t call_site)
+{
+    const uintptr_t *w = (const uintptr_t *)cfa;
+    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    uintptr_t top = d > 0 ? a->frames[d - 1].marker : 0;
+    if (top <= cfa || top - cfa > CCT_STACK_GAP) top = cfa; /* none, or another stack */
+    unsigned off = CCT_SLOT_NONE, i;
+    for (i = 0; i < CCT_MARKER_WORDS && (uintptr_t)&w[i] < top; i++)
+        if (w[i] == call_site) off = i;
+    if (off == CCT_SLOT_NONE && i < CCT_MARKER_WORDS) {
+        for (; i < CCT_MARKER_WORDS; i++)
+            if (w[i] == call_site) return (uintptr_t)&w[i]; /* past the top: not cached */
+        return cfa;
+    }
+    __atomic_store_n(entry, (uint64_t)ra << 16 | off, __ATOMIC_RELAXED);
+    return off == CCT_SLOT_NONE ? cfa : (uintptr_t)&w[off];
+}
+
+/* The marker of the function that called the hook from ra with its stack pointer at cfa
+ * (see the file comment): one load and one compare when the cached slot holds call_site. */
+HOT_INLINE uintptr_t frame_marker(struct cct_arena *a, uintptr_t cfa, uintptr_t ra,
+                                  uint64_t call_site)
+{
+    uint64_t *entry = &a->slot_cache[(ra ^ ra >> 10) & a->slot_mask];
+    uint64_t v = __atomic_load_n(entry, __ATOMIC_RELAXED);
+    if (v >> 16 == ra) {
+        unsigned off = v & 0xffff;
+        if (off == CCT_SLOT_NONE) return cfa;
+        const uintptr_t *w = (const uintptr_t *)cfa;
+        if (w[off] == call_site) return (uintptr_t)&w[off];
+    }
+    return marker_scan(a, entry, cfa, ra, call_site);
+}
+
+HOT_INLINE int in_range(uintptr_t x, uintptr_t lo, uintptr_t hi)
+{
+    return x >= lo && x < hi;
+}
+
+/* Whether a frame on the shadow stack was left before function fn was entered from
+ * call_site with marker m and stack pointer offset off (see the file comment). */
+HOT_INLINE int frame_is_left(const struct cct_frame *f, uintptr_t m, uint32_t off, uint64_t fn,
+                             uint64_t site)
+{
+    if (f->marker != m) return f->marker < m;
+    return f->call_site != site || f->fn == fn || f->sp_offset != off;
+}
+
+HOT_INLINE void set_depth(struct cct_arena *a, uint32_t d)
+{
+    __atomic_store_n(&a->depth, d, __ATOMIC_RELAXED);
+    SIGNAL_FENCE();
+}
+
+HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
+{
+    struct shim_block *b = shim_tls_block;
+    if (b == &shim_dummy_block) return;
+    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], CCT_SIGNAL(a->index, node), __ATOMIC_RELAXED);
+}
+
+/* Slots 8 and 9 from the top of a shadow stack of depth d. */
+HOT_INLINE void publish_top(const struct cct_arena *a, uint32_t d)
+{
+    if (d == 0)
+        publish(a, 0, CCT_NODE_ROOT);
+    else
+        publish(a, a->frames[d - 1].fn, a->frames[d - 1].node);
+}
+
+HOT_INLINE uint32_t child_bucket(const struct cct_arena *a, uint32_t parent, uint64_t fn,
+                                 uint64_t site)
+{
+    uint64_t k = fn ^ (site << 21 | site >> 43) ^ ((uint64_t)parent << 32 | parent);
+    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> a->bucket_shift);
+}
+
+static NO_HOOK void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static NO_HOOK void restore_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* ---- the arena ---- */
+
+static NO_HOOK uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t p = 16;
+    while (p < n && p < (1u << 31))
+        p <<= 1;
+    return p;
+}
+
+static NO_HOOK size_t page_round(size_t n)
+{
+    return (n + 4095) & ~(size_t)4095;
+}
+
+/* Maps and initialises an arena of `nodes` nodes and `frames` frames; NULL when the
+ * mapping fails. */
+static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint32_t slots)
+{
+    uint32_t buckets = pow2_at_least(nodes);
+    size_t head = page_round(sizeof(struct cct_arena));
+    size_t fbytes = page_round((size_t)frames * sizeof(struct cct_frame));
+    size_t bbytes = page_round((size_t)buckets * sizeof(uint32_t));
+    size_t nbytes = page_round((size_t)nodes * sizeof(struct cct_node));
+    size_t total = head + fbytes + bbytes + nbytes;
+    char *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    struct cct_arena *a = (struct cct_arena *)p;
+    a->map_bytes = total;
+    a->capacity = nodes;
+    a->frame_cap = frames;
+    a->frames = (struct cct_frame *)(p + head);
+    a->buckets = (uint32_t *)(p + head + fbytes);
+    a->nodes = (struct cct_node *)(p + head + fbytes + bbytes);
+    a->bucket_shift = 64 - (uint32_t)__builtin_ctz(buckets);
+    a->slot_mask = slots - 1;
+    /* The mapping is zeroed: the root is {0}; the overflow node hangs under it. */
+    a->nodes[CCT_NODE_OVERFLOW].depth = 1;
+    a->count = CCT_NODE_FIRST;
+    return a;
+}
+
+/* The calling thread's first hook: map its arena and list it. Signals are blocked, so a
+ * handler running hooks cannot see half an arena or make a second one. */
+COLD struct cct_arena *thread_start(void)
+{
+    if (cct_failed) return NULL;
+    sigset_t old;
+    block_signals(&old);
+    struct cct_arena *a = cct_self;
+    if (a != NULL) goto out;
+    __atomic_store_n(&cct_seen, 1, __ATOMIC_RELAXED);
+    uint32_t nodes = __atomic_load_n(&cct_limit_nodes, __ATOMIC_RELAXED);
+    uint32_t frames = __atomic_load_n(&cct_limit_frames, __ATOMIC_RELAXED);
+    uint32_t slots = __atomic_load_n(&cct_limit_slots, __ATOMIC_RELAXED);
+    if (nodes == 0) nodes = CCT_DEFAULT_NODES;
+    if (frames == 0) frames = CCT_DEFAULT_FRAMES;
+    if (slots == 0) slots = CCT_SLOT_CACHE;
+    /* Where address space is scarce (a strict overcommit policy counts even
+     * MAP_NORESERVE), a smaller tree is better than none. */
+    while ((a = arena_map(nodes, frames, slots)) == NULL && nodes / 4 >= 4096) {
+        nodes /= 4;
+        if (frames / 4 >= 4096) frames /= 4;
+    }
+    if (a == NULL) {
+        cct_failed = 1;
+        goto out;
+    }
+    uint32_t index = __atomic_fetch_add(&cct_arenas_used, 1, __ATOMIC_RELAXED);
+    if (index >= CCT_MAX_THREADS) {
+        munmap(a, a->map_bytes);
+        a = NULL;
+        cct_failed = 1;
+        goto out;
+    }
+    a->index = index;
+    a->tid = (int32_t)syscall(SYS_gettid);
+    __atomic_store_n(&cct_arenas[index], a, __ATOMIC_RELEASE);
+    cct_self = a;
+out:
+    restore_signals(&old);
+    return a;
+}
+
+/* Appends the node (parent, fn, site) and indexes it in bucket b; the overflow node when
+ * the arena is full. With signals blocked: a handler interrupting a creation would pick
+ * the same slot. */
+COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uint64_t site,
+                          uint32_t b)
+{
+    struct cct_node *nodes = a->nodes;
+    uint32_t id = CCT_NODE_OVERFLOW;
+    sigset_t old;
+    if (a->count < a->capacity) {
+        block_signals(&old);
+        /* A handler that ran between the lookup and here may have made it already. */
+        for (id = a->buckets[b]; id != 0; id = nodes[id].chain)
+            if (nodes[id].parent == parent && nodes[id].fn == fn && nodes[id].call_site == site)
+                break;
+        if (id == 0) {
+            id = a->count;
+            if (id < a->capacity) {
+                struct cct_node *n = &nodes[id];
+                n->fn = fn;
+                n->call_site = site;
+                n->parent = parent;
+                n->depth = nodes[parent].depth + 1;
+                n->chain = a->buckets[b];
+                __atomic_store_n(&a->count, id + 1, __ATOMIC_RELEASE);
+                a->buckets[b] = id;
+            } else {
+                id = CCT_NODE_OVERFLOW;
+            }
+        }
+        restore_signals(&old);
+    }
+    if (id == CCT_NODE_OVERFLOW) __atomic_fetch_add(&a->overflow, 1, __ATOMIC_RELAXED);
+    return id;
+}
+
+/* The context of a call from node cur to fn at site (see the file comment). */
+HOT_INLINE uint32_t node_resolve(struct cct_arena *a, uint32_t cur, uint64_t fn, uint64_t site)
+{
+    const struct cct_node *nodes = a->nodes;
+    if (nodes[cur].fn == fn) return cur;
+    if (cur == CCT_NODE_OVERFLOW) {
+        __atomic_fetch_add(&a->overflow, 1, __ATOMIC_RELAXED);
+        return CCT_NODE_OVERFLOW;
+    }
+    uint32_t b = child_bucket(a, cur, fn, site);
+    for (uint32_t id = a->buckets[b]; id != 0; id = nodes[id].chain)
+        if (nodes[id].parent == cur && nodes[id].fn == fn && nodes[id].call_site == site) return id;
+    for (uint32_t id = nodes[cur].parent; id != CCT_NODE_ROOT; id = nodes[id].parent)
+        if (nodes[id].fn == fn) return id;
+    return node_create(a, cur, fn, site, b);
+}
+
+/* ---- stack switches and left frames (the rare paths) ---- */
+
+/* A hook at position pos (marker or frame address) while a handler's frames on the
+ * alternate stack are recorded: they are gone if the handler returned (the switch frame
+ * was popped) or if pos is off that stack (it jumped out). Returns the depth to keep. */
+HOT_INLINE uint32_t alt_check(struct cct_arena *a, uintptr_t pos, uint32_t d)
+{
+    uint32_t sw = a->alt_switch;
+    if (d >= sw && in_range(pos, a->alt_lo, a->alt_hi)) return d;
+    a->alt_switch = 0;
+    if (d >= sw) d = sw - 1;
+    return d;
+}
+
+/* Entry with marker m found the top frame at or below m, or far above it: pops the frames
+ * that were left, or records that a handler on the alternate signal stack began. */
+COLD uint32_t entry_unwind(struct cct_arena *a, uint32_t d, uintptr_t m, uint32_t off, uint64_t fn,
+                           uint64_t site)
+{
+    const struct cct_frame *f = a->frames;
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+        uintptr_t lo = (uintptr_t)ss.ss_sp, hi = lo + ss.ss_size;
+        int here = in_range(m, lo, hi), top_there = in_range(f[d - 1].marker, lo, hi);
+        if ((ss.ss_flags & SS_ONSTACK) && here && !top_there && a->alt_switch == 0) {
+            a->alt_switch = d + 1;
+            a->alt_lo = lo;
+            a->alt_hi = hi;
+            return d;
+        }
+        if (!here && top_there)
+            while (d > 0 && in_range(f[d - 1].marker, lo, hi))
+                d--;
+    }
+    uint32_t floor = a->alt_switch ? a->alt_switch - 1 : 0;
+    while (d > floor && frame_is_left(&f[d - 1], m, off, fn, site))
+        d--;
+    if (a->alt_switch > d) a->alt_switch = 0;
+    return d;
+}
+
+/* ---- the hooks ---- */
+
+HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+    struct cct_arena *a = cct_self;
+    if (__builtin_expect(a == NULL, 0) && (a = thread_start()) == NULL) return;
+    uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
+    uintptr_t cfa = HOOK_CFA();
+    uintptr_t m = frame_marker(a, cfa, (uintptr_t)__builtin_return_address(0), site);
+    uint32_t off = (uint32_t)(m - cfa);
+    uint32_t d0 = __atomic_load_n(&a->depth, __ATOMIC_RELAXED), d = d0;
+    if (__builtin_expect(a->alt_switch != 0, 0)) d = alt_check(a, m, d);
+    if (d > 0) {
+        const struct cct_frame *top = &a->frames[d - 1];
+        if (__builtin_expect(
+                frame_is_left(top, m, off, fn, site) || top->marker - m > CCT_STACK_GAP, 0))
+            d = entry_unwind(a, d, m, off, fn, site);
+    }
+    if (d != d0) {
+        set_depth(a, d);
+        a->lost = 0; /* the unrecorded frames were deeper than the ones left */
+    }
+    if (__builtin_expect(d >= a->frame_cap, 0)) {
+        /* Deeper than the shadow stack: the context stays the deepest recorded one. */
+        a->lost++;
+        publish(a, fn, a->frames[d - 1].node);
+        return;
+    }
+    uint32_t cur = d > 0 ? a->frames[d - 1].node : CCT_NODE_ROOT;
+    uint32_t node = node_resolve(a, cur, fn, site);
+    struct cct_frame frame = {
+        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
+    /* Written, then counted, then written again: a handler that ran before the count may
+     * have pushed its own frame into this slot; one that runs after sees this one. */
+    a->frames[d] = frame;
+    set_depth(a, d + 1);
+    a->frames[d] = frame;
+    SIGNAL_FENCE();
+    publish(a, fn, node);
+}
+
+HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+    (void)call_site;
+    struct cct_arena *a = cct_self;
+    if (a == NULL) return;
+    uint64_t fn = (uintptr_t)this_fn;
+    uintptr_t cfa = HOOK_CFA();
+    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    if (__builtin_expect(a->alt_switch != 0, 0)) d = alt_check(a, cfa, d);
+    const struct cct_frame *f = a->frames;
+    if (__builtin_expect(a->lost != 0, 0) && d == a->frame_cap && f[d - 1].marker >= cfa) {
+        /* A call that was never pushed returns, to the deepest recorded frame or to
+         * another unrecorded one, whose function is not known: name the recorded one. */
+        a->lost--;
+        publish_top(a, d);
+        return;
+    }
+    /* Frames whose return slot lies below this function's stack pointer were left. */
+    uint32_t floor = a->alt_switch ? a->alt_switch - 1 : 0;
+    while (d > floor && f[d - 1].marker < cfa)
+        d--;
+    if (d > 0 && f[d - 1].fn == fn) d--;
+    set_depth(a, d);
+    if (a->alt_switch > d) a->alt_switch = 0;
+    if (__builtin_expect(a->lost != 0, 0) && d < a->frame_cap) a->lost = 0;
+    publish_top(a, d);
+}
+
+/* ---- the calling thread ---- */
+
+int cct_active(void)
+{
+    return __atomic_load_n(&cct_seen, __ATOMIC_RELAXED);
+}
+
+void cct_republish(void)
+{
+    const struct cct_arena *a = cct_self;
+    if (a != NULL) publish_top(a, __atomic_load_n(&a->depth, __ATOMIC_RELAXED));
+}
+
+uint64_t cct_current(void)
+{
+    const struct cct_arena *a = cct_self;
+    if (a == NULL) return 0;
+    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    return CCT_SIGNAL(a->index, d > 0 ? a->frames[d - 1].node : CCT_NODE_ROOT);
+}
+
+uint64_t cct_current_method(void)
+{
+    const struct cct_arena *a = cct_self;
+    if (a == NULL) return 0;
+    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    return d > 0 ? a->frames[d - 1].fn : 0;
+}
+
+/* ---- readers ---- */
+
+uint32_t cct_arena_count(void)
+{
+    uint32_t n = __atomic_load_n(&cct_arenas_used, __ATOMIC_ACQUIRE);
+    return n < CCT_MAX_THREADS ? n : CCT_MAX_THREADS;
+}
+
+const struct cct_arena *cct_arena_at(uint32_t index)
+{
+    if (index >= CCT_MAX_THREADS) return NULL;
+    return __atomic_load_n(&cct_arenas[index], __ATOMIC_ACQUIRE);
+}
+
+const struct cct_arena *cct_arena_self(void)
+{
+    return cct_self;
+}
+
+uint32_t cct_arena_index(const struct cct_arena *a)
+{
+    return a->index;
+}
+int32_t cct_arena_tid(const struct cct_arena *a)
+{
+    return a->tid;
+}
+uint32_t cct_arena_capacity(const struct cct_arena *a)
+{
+    return a->capacity;
+}
+const struct cct_node *cct_arena_nodes(const struct cct_arena *a)
+{
+    return a->nodes;
+}
+
+uint32_t cct_arena_node_count(const struct cct_arena *a)
+{
+    return __atomic_load_n(&a->count, __ATOMIC_ACQUIRE);
+}
+
+size_t cct_arena_bytes_per_node(const struct cct_arena *a)
+{
+    size_t buckets = (size_t)1 << (64 - a->bucket_shift);
+    return sizeof(struct cct_node) + (buckets * sizeof(uint32_t) + a->capacity - 1) / a->capacity;
+}
+
+uint64_t cct_arena_overflow(const struct cct_arena *a)
+{
+    return __atomic_load_n(&a->overflow, __ATOMIC_RELAXED);
+}
+
+void cct_set_test_limits(uint32_t nodes, uint32_t frames, uint32_t slot_cache)
+{
+    if (nodes != 0 && nodes < CCT_MIN_NODES) nodes = CCT_MIN_NODES;
+    if (frames != 0 && frames < CCT_MIN_FRAMES) frames = CCT_MIN_FRAMES;
+    uint32_t slots = 0;
+    if (slot_cache != 0)
+        for (slots = 1; slots * 2 <= slot_cache && slots < CCT_SLOT_CACHE; slots *= 2)
+            ;
+    __atomic_store_n(&cct_limit_nodes, nodes, __ATOMIC_RELAXED);
+    __atomic_store_n(&cct_limit_frames, frames, __ATOMIC_RELAXED);
+    __atomic_store_n(&cct_limit_slots, slots, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,176 @@
+/*
+ * test_cct_threads.c -- each thread that enters an instrumented function gets its own
+ * tree, with its own thread index in slot 9, its kernel thread id, and only its own
+ * calls; another thread may read a tree while it grows and always finds complete nodes.
+ */
+#include "cct_check.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Levels of four call sites each. */
+static NOINLINE void level3(void)
+{
+    (void)check_here_quiet(level3);
+}
+
+static NOINLINE void level2(void)
+{
+    level3();
+    level3();
+    level3();
+    level3();
+}
+
+static NOINLINE void level1(void)
+{
+    level2();
+    level2();
+    level2();
+    level2();
+}
+
+static NOINLINE void level0(void)
+{
+    level1();
+    level1();
+    level1();
+    level1();
+}
+
+/* A function per stage, so that each stage adds 1 + 1 + 4 + 16 + 64 nodes whatever the
+ * compiler merges. */
+static NOINLINE void stage0(void)
+{
+    level0();
+}
+static NOINLINE void stage1(void)
+{
+    level0();
+}
+static NOINLINE void stage2(void)
+{
+    level0();
+}
+static NOINLINE void stage3(void)
+{
+    level0();
+}
+
+static NOINLINE void fanout(int stage)
+{
+    static void (*const stages[])(void) = {stage0, stage1, stage2, stage3};
+    stages[stage]();
+}
+
+static NOINLINE void other_work(int n)
+{
+    if (n > 0) other_work(n - 1);
+}
+
+struct worker {
+    int which;
+    int bad;
+    int32_t tid;
+    const struct cct_arena *arena;
+    uint64_t context;    /* slot 9 inside the thread's start function */
+    volatile int stages; /* rounds of work */
+    int seen;            /* snapshots the reader has taken */
+    volatile int done;
+};
+
+static NOINLINE void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    check_attach();
+    w->tid = (int32_t)syscall(SYS_gettid);
+    __atomic_store_n(&w->arena, cct_arena_self(), __ATOMIC_RELEASE);
+    w->bad += !check_here_quiet(worker_main);
+    w->context = shim_tls_block->tag[SHIM_SLOT_CCT];
+    /* worker 0 grows its tree in stages, each after the reader has seen the last */
+    for (int stage = 0; stage < w->stages; stage++) {
+        while (__atomic_load_n(&w->seen, __ATOMIC_ACQUIRE) <= stage)
+            continue;
+        if (w->which == 0)
+            fanout(stage);
+        else
+            other_work(100);
+    }
+    w->bad += !check_here_quiet(worker_main);
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* What a reader may rely on at any moment: nodes [0, count) complete and consistent. */
+static int snapshot_ok(const struct cct_arena *a, const uint64_t *fns, int nfns)
+{
+    uint32_t n = cct_arena_node_count(a);
+    const struct cct_node *nodes = cct_arena_nodes(a);
+    if (n < CCT_NODE_FIRST || n > cct_arena_capacity(a)) return 0;
+    for (uint32_t id = CCT_NODE_FIRST; id < n; id++) {
+        const struct cct_node *x = &nodes[id];
+        int known = 0;
+        for (int i = 0; i < nfns; i++)
+            known |= x->fn == fns[i];
+        if (!known || x->parent >= id || x->depth != nodes[x->parent].depth + 1) return 0;
+    }
+    return 1;
+}
+
+static void threads_have_separate_trees(void **state)
+{
+    (void)state;
+    check_attach();
+    uint32_t me = check_here(threads_have_separate_trees);
+    struct worker w[2] = {{.which = 0, .stages = 4}, {.which = 1, .stages = 4, .seen = 4}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+
+    /* read the first worker's tree while it grows */
+    const uint64_t fanout_fns[] = {FN(worker_main), FN(fanout), FN(stage0), FN(stage1), FN(stage2),
+                                   FN(stage3),      FN(level0), FN(level1), FN(level2), FN(level3)};
+    int snapshots = 0, bad_snapshots = 0;
+    while (!__atomic_load_n(&w[0].done, __ATOMIC_ACQUIRE)) {
+        const struct cct_arena *a = __atomic_load_n(&w[0].arena, __ATOMIC_ACQUIRE);
+        if (a == NULL) continue;
+        snapshots++;
+        bad_snapshots += !snapshot_ok(a, fanout_fns, 10);
+        __atomic_store_n(&w[0].seen, snapshots, __ATOMIC_RELEASE);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    print_message("%d snapshots of a growing tree\n", snapshots);
+    assert_int_equal(bad_snapshots, 0);
+
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(w[i].bad, 0);
+        assert_non_null(w[i].arena);
+        assert_true(w[i].arena != check_arena());
+        assert_int_equal(cct_arena_tid(w[i].arena), w[i].tid);
+        assert_int_equal(CCT_SIGNAL_THREAD(w[i].context), cct_arena_index(w[i].arena));
+        assert_ptr_equal(cct_arena_at(cct_arena_index(w[i].arena)), w[i].arena);
+        check_tree(w[i].arena);
+    }
+    assert_true(cct_arena_index(w[0].arena) != cct_arena_index(w[1].arena));
+    assert_int_equal(cct_arena_tid(check_arena()), (int32_t)syscall(SYS_gettid));
+    /* worker 0: its start function, fanout, 4 stages of 1 + 1 + 4 + 16 + 64 */
+    assert_int_equal(cct_arena_node_count(w[0].arena), CCT_NODE_FIRST + 2 + 4 * 86);
+    assert_true(snapshot_ok(w[0].arena, fanout_fns, 10));
+    /* worker 1: its start function and other_work; none of worker 0's functions */
+    const uint64_t other_fns[] = {FN(worker_main), FN(other_work)};
+    assert_int_equal(cct_arena_node_count(w[1].arena), CCT_NODE_FIRST + 2);
+    assert_true(snapshot_ok(w[1].arena, other_fns, 2));
+    /* and this thread's tree has none of theirs */
+    assert_int_equal(check_children(check_arena(), me, FN(fanout), NULL), 0);
+    assert_int_equal(check_here(threads_have_separate_trees), me);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(threads_have_separate_trees),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

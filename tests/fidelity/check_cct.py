@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""check_cct.py PROFILE TRUTH [--pp LIMIT]: each planted calling context's share of the
+time in shim's profile against the share the program measured itself with the TSC.
+
+A context's share in the profile is the TSC cycles of the tag entries whose context
+signal (tag slot 9) names it, over the cycles of all entries; the truth is its own
+exclusive cycles over the loop's. Prints a table; exits 1 when a share is off by more
+than LIMIT percentage points (default 2), 2 when the files cannot be read."""
+import json
+import sys
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    limit = float(argv[argv.index("--pp") + 1]) if "--pp" in argv else 2.0
+    try:
+        d = json.load(open(argv[1]))
+        truth = dict(line.split() for line in open(argv[2]) if line.strip())
+    except (OSError, ValueError) as e:
+        print(f"check_cct: {e}")
+        return 2
+    names = {f["id"]: f["name"] or hex(f["offset"]) for f in d["functions"]}
+    slot = [t["slot"] for t in d["signals"]["tags"]].index(d["cct"]["cct_slot"])
+    paths = {}
+    for th in d["cct"]["threads"]:
+        rows = th["nodes"]
+        for i, (parent, fn, _site) in enumerate(rows):
+            chain, j = [], i
+            while j >= 2:
+                chain.append(names[rows[j][1]])
+                j = rows[j][0]
+            paths[(th["index"] << 32) | i] = ">".join(reversed(chain))
+    cycles = {}
+    for e in d["tags"] + [d["other"]]:
+        if e["values"] is None:
+            continue
+        p = paths.get(e["values"][slot] % 2**64, "?")
+        cycles[p] = cycles.get(p, 0) + e["cycles"]
+    total = sum(cycles.values()) + d["other"]["cycles"]
+    everything = float(truth.pop("all"))
+    bad = 0
+    print(f"{'context':<26} {'truth%':>8} {'shim%':>8}")
+    for path, c in sorted(truth.items()):
+        t, s = 100 * float(c) / everything, 100 * cycles.get(path, 0) / total
+        ok = abs(t - s) <= limit
+        bad += not ok
+        print(f"{path:<26} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
+    print(f"limit: {limit} pp")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Calling-context fidelity: run cct_phases under shim and hold each context's share of
+# the time against the program's own TSC measurement (check_cct.py). As for the planted
+# phases (run_fidelity.sh), a failing run is run once more: a disturbed run seldom fails
+# twice, a real fault always does.
+# Usage: run_cct.sh CCT_PHASES CHECK_CCT WORKDIR
+set -eu
+prog=$1 check=$2 dir=$3
+mkdir -p "$dir"
+for attempt in 1 2; do
+    rm -f "$dir/profile.json" "$dir/truth.txt"
+    SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 "$prog" 1.5 "$dir/truth.txt"
+    if python3 "$check" "$dir/profile.json" "$dir/truth.txt" --pp 2; then
+        exit 0
+    fi
+    [ "$attempt" -eq 1 ] && echo "run $attempt failed; running once more"
+done
+exit 1
