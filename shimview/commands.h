@@ -62,4 +62,13 @@ int timeline_main(int argc, char **argv);
 extern const char export_usage[];
 int export_main(int argc, char **argv);
 
+/* functions.c */
+extern const char functions_usage[], contexts_usage[];
+int functions_main(int argc, char **argv);
+int contexts_main(int argc, char **argv);
+
+/* tree.c */
+extern const char tree_usage[];
+int tree_main(int argc, char **argv);
+
 #endif /* SHIMVIEW_COMMANDS_H */

@@ -14,14 +14,19 @@
  *
  * pprof and folded need only the profile: a tag tuple is a stack whose frames are its
  * slots' values, the lowest slot outermost, so a phase tag in slot 0 and a loop tag in
- * slot 1 draw loops inside phases. The trace formats stream: a record is written (or
- * folded into a slice or a counter bin) as it is read, so a trace of any length exports
- * in constant memory.
+ * slot 1 draw loops inside phases. A calling-context profile has real stacks: the path
+ * of the context slot 9 named, from the root's child to the leaf, with the program's own
+ * slots after it when they tell entries apart (a slot that never changed, such as slot
+ * 0 of a program that never writes it, would only add a frame to every stack). The
+ * reserved slots' raw values are never frames. The trace formats stream: a record is
+ * written (or folded into a slice or a counter bin) as it is read, so a trace of any
+ * length exports in constant memory.
  *
  * Output goes to standard output unless -o names a file; a file that could not be
  * written whole is removed, as plot's are. pprof is binary and is not written to a
  * terminal.
  */
+#include "calltree.h"
 #include "commands.h"
 #include "export.h"
 #include "table.h"
@@ -43,8 +48,9 @@ const char export_usage[] =
     "            chrome://tracing): a slice per run of one value on a track per tag\n"
     "            slot, a counter per rate, instant events where periods were dropped\n"
     "  pprof     the per-tag samples as a gzipped pprof protobuf (go tool pprof): each\n"
-    "            tag tuple a stack of its slots' values, samples/count and\n"
-    "            time/nanoseconds\n"
+    "            tag tuple a stack of its slots' values (with a calling context: of\n"
+    "            its context's functions, then the slots that vary), samples/count\n"
+    "            and time/nanoseconds\n"
     "  folded    the same stacks as folded lines, 'frame;frame count' (flamegraph.pl,\n"
     "            inferno, speedscope)\n"
     "  csv       the trace as CSV: seq,start_ms,cycles,flags,thread, the tag slots, the\n"
@@ -61,20 +67,91 @@ const char export_usage[] =
 
 /* ---- stacks ---- */
 
-size_t export_stack_depth(const struct export_ctx *x, const struct profile_tag *t)
+/* Room for n frames and a path of n nodes; -1 if memory ran out. */
+static int stack_reserve(struct export_stack *s, size_t n)
 {
-    (void)x;
-    return t->is_other || t->nvalues == 0 ? 1 : t->nvalues;
+    if (n <= s->cap) return 0;
+    size_t cap = s->cap ? s->cap : 16;
+    while (cap < n)
+        cap *= 2;
+    struct export_frame *frames = realloc(s->frames, cap * sizeof *frames);
+    if (frames) s->frames = frames;
+    size_t *nodes = frames ? realloc(s->nodes, cap * sizeof *nodes) : NULL;
+    if (nodes) s->nodes = nodes;
+    if (!frames || !nodes) return -1;
+    s->cap = cap;
+    return 0;
 }
 
-const char *export_frame(const struct export_ctx *x, const struct profile_tag *t, size_t i,
-                         char *buf, size_t len)
+/* The next frame, named by a string that outlives the stack (or by its buf later). */
+static struct export_frame *push(struct export_stack *s, const char *name,
+                                 const struct profile_function *fn)
 {
-    if (t->is_other || t->nvalues == 0) {
-        snprintf(buf, len, "%s", t->is_other ? "other" : "(untagged)");
-        return buf;
+    struct export_frame *f = &s->frames[s->n++];
+    f->name = name;
+    f->function = fn;
+    return f;
+}
+
+/* A calling context's frames: its path's functions, or the root's or overflow's name. */
+static void context_frames(const struct profile_tag *t, struct export_stack *s)
+{
+    const struct profile_cct_thread *th = t->context_thread;
+    size_t node = th ? t->context_node : 0;
+    if (node == 0) {
+        push(s, CALLTREE_ROOT_NAME, NULL);
+        return;
     }
-    return tag_value_label(x->p->signals.tags[i].name, t->names[i], t->values[i], buf, len);
+    size_t d = calltree_path_nodes(th, node, s->nodes);
+    for (size_t k = 0; k < d; k++) {
+        const struct profile_function *fn = th->nodes[s->nodes[k]].function;
+        struct export_frame *f = push(s, NULL, fn);
+        f->name = fn ? calltree_function_label(fn, f->buf, sizeof f->buf) : CALLTREE_OVERFLOW_NAME;
+    }
+}
+
+int export_stack(const struct export_ctx *x, const struct profile_tag *t, struct export_stack *s)
+{
+    const struct profile *p = x->p;
+    int cct = p->has_cct && !t->is_other;
+    size_t depth =
+        cct && t->context_thread ? calltree_depth(t->context_thread, t->context_node) : 0;
+    s->n = 0;
+    if (stack_reserve(s, depth + p->signals.ntags + 1)) return -1;
+    if (t->is_other || (!cct && t->nvalues == 0)) {
+        push(s, t->is_other ? "other" : "(untagged)", NULL);
+        return 0;
+    }
+    if (cct) context_frames(t, s);
+    for (size_t i = 0; i < t->nvalues; i++) {
+        if (!x->slot_frame[i]) continue;
+        struct export_frame *f = push(s, t->names[i], NULL);
+        if (!f->name)
+            f->name =
+                tag_value_label(p->signals.tags[i].name, NULL, t->values[i], f->buf, sizeof f->buf);
+    }
+    return 0;
+}
+
+void export_stack_free(struct export_stack *s)
+{
+    free(s->frames);
+    free(s->nodes);
+}
+
+/* Which slots' values are frames (export_ctx.slot_frame); NULL if memory ran out. */
+static unsigned char *slot_frames(const struct profile *p)
+{
+    size_t ns = p->signals.ntags;
+    unsigned char *frame = malloc(ns ? ns : 1);
+    if (!frame) return NULL;
+    for (size_t i = 0; i < ns; i++) {
+        frame[i] = !p->has_cct;
+        if (!p->has_cct || i == p->cct.method_tag || i == p->cct.cct_tag) continue;
+        for (size_t k = 1; k < p->ntags && !frame[i]; k++)
+            frame[i] = p->tags[k].values[i] != p->tags[0].values[i];
+    }
+    return frame;
 }
 
 /* ---- folded ---- */
@@ -98,15 +175,17 @@ static int by_value_desc(const void *a, const void *b)
 
 /* Entry t's stack as one line's frames: ';' separates frames and the last space the
  * count, so a ';' or a line break inside a name becomes '_'. NULL if memory ran out. */
-static char *folded_stack(const struct export_ctx *x, const struct profile_tag *t)
+static char *folded_stack(const struct export_ctx *x, const struct profile_tag *t,
+                          struct export_stack *st)
 {
-    char *s = NULL, frame[512];
+    char *s = NULL;
     size_t len = 0;
+    if (export_stack(x, t, st) != 0) return NULL;
     FILE *m = open_memstream(&s, &len);
     if (!m) return NULL;
-    for (size_t i = 0; i < export_stack_depth(x, t); i++) {
+    for (size_t i = 0; i < st->n; i++) {
         if (i > 0) fputc(';', m);
-        for (const char *c = export_frame(x, t, i, frame, sizeof frame); *c; c++)
+        for (const char *c = st->frames[i].name; *c; c++)
             fputc(*c == ';' || *c == '\n' || *c == '\r' ? '_' : *c, m);
     }
     if (fclose(m) != 0) {
@@ -122,6 +201,7 @@ static int export_folded(FILE *f, const struct export_ctx *x)
 {
     const struct profile *p = x->p;
     struct folded_line *lines = calloc(p->ntags + 1, sizeof *lines);
+    struct export_stack st = {0};
     size_t n = 0, u = 0;
     int rc = 0;
     if (!lines) goto oom;
@@ -130,7 +210,7 @@ static int export_folded(FILE *f, const struct export_ctx *x)
         uint64_t v = x->o->value_time ? t->cycles : t->samples;
         if (v == 0) continue;
         lines[n].value = v;
-        if (!(lines[n++].stack = folded_stack(x, t))) goto oom;
+        if (!(lines[n++].stack = folded_stack(x, t, &st))) goto oom;
     }
     qsort(lines, n, sizeof *lines, by_stack);
     for (size_t i = 0; i < n; i++) {
@@ -153,6 +233,7 @@ done:
     for (size_t i = 0; lines && i < n; i++)
         free(lines[i].stack);
     free(lines);
+    export_stack_free(&st);
     return rc;
 }
 
@@ -347,10 +428,15 @@ int export_main(int argc, char **argv)
     } else if (!(p = profile_load(o.file, err, sizeof err))) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
+    } else if (!(x.slot_frame = slot_frames(p))) {
+        fprintf(stderr, "shimview: out of memory\n");
+        profile_free(p);
+        return EXIT_FILE_ERROR;
     }
     x.p = p;
     rc = write_output(fmt, &x);
     if (x.t) trace_close(x.t);
+    free(x.slot_frame);
     profile_free(p);
     return rc;
 }

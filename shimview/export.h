@@ -2,8 +2,9 @@
  * export.h -- what the formats of `shimview export` share (export.c).
  *
  * Two formats read the trace (perfetto, csv) and stream it; two read only the profile's
- * tag entries (pprof, folded) and show each tag tuple as a stack, its slots' values as
- * frames, outermost the lowest slot, so flame-graph tools draw slot 0 at the root.
+ * tag entries (pprof, folded) and show each tag tuple as a stack: its calling context's
+ * path when the profile has one, else its slots' values as frames, outermost the lowest
+ * slot, so flame-graph tools draw slot 0 at the root.
  */
 #ifndef SHIMVIEW_EXPORT_H
 #define SHIMVIEW_EXPORT_H
@@ -25,13 +26,33 @@ struct export_ctx {
     const struct profile *p;
     struct trace_info ti; /* perfetto, csv */
     struct trace *t;      /* perfetto, csv; NULL for the others */
+    /* pprof, folded: per signals.tags entry, whether its value is a frame: every slot
+     * without a calling context; with one, the slots other than the two reserved ones
+     * whose value is not the same in every entry. NULL for the trace formats. */
+    unsigned char *slot_frame;
 };
 
-/* Frames of tag entry t's stack: one per slot, or one ("other", "(untagged)"). */
-size_t export_stack_depth(const struct export_ctx *x, const struct profile_tag *t);
-/* Frame i (0: outermost) of t's stack, in buf. */
-const char *export_frame(const struct export_ctx *x, const struct profile_tag *t, size_t i,
-                         char *buf, size_t len);
+/* One frame of a stack: its name, and with a calling context the function it is. */
+struct export_frame {
+    const char *name;
+    const struct profile_function *function; /* NULL: a tag value, or no function */
+    char buf[256];                           /* where name is formatted when it must be */
+};
+
+/* A tag entry's stack, outermost frame first; reused from entry to entry. */
+struct export_stack {
+    size_t n, cap;
+    struct export_frame *frames;
+    size_t *nodes; /* room for a context's path */
+};
+
+/* Entry t's stack in s. With a calling context: the functions of the context's path from
+ * the root's child down (one frame, CALLTREE_ROOT_NAME, outside every instrumented
+ * function), then the values of the slots slot_frame marks; without one, a frame per
+ * slot's value, lowest slot outermost. `other` is the frame "other", a tuple of no slot
+ * "(untagged)". 0, or -1 if memory ran out. */
+int export_stack(const struct export_ctx *x, const struct profile_tag *t, struct export_stack *s);
+void export_stack_free(struct export_stack *s);
 
 /* The writers: 0, or EXIT_FILE_ERROR after a message. Write errors show in ferror(f). */
 int export_perfetto(FILE *f, const struct export_ctx *x);

@@ -3,19 +3,25 @@
  * a pprof profile (gzipped protocol buffer), for `go tool pprof` and the tools that read
  * its format.
  *
- * Each tag entry with samples is one Sample whose stack is the entry's tag values, one
- * frame per slot, the lowest slot outermost (pprof lists a stack leaf first, so the
- * location ids are written in reverse); `other` is the one frame "other". A frame is a
- * Function named as `report` names the value (its name, else "slot=value") with one
- * Location of its own, shared by every stack it appears in, so pprof's views add a
- * value's samples across tuples. Each sample has two values, `samples/count` and
- * `time/nanoseconds` (the entry's TSC cycles at the profile's calibrated frequency), and
- * a `thread` label with the thread word, which keeps tuples seen in two threads apart.
+ * Each tag entry with samples is one Sample whose stack is export_stack()'s (pprof lists
+ * a stack leaf first, so the location ids are written in reverse); `other` is the one
+ * frame "other". Without a calling context a frame is a tag value: a Function named as
+ * `report` names the value (its name, else "slot=value") with one Location of its own,
+ * shared by every stack it appears in, so pprof's views add a value's samples across
+ * tuples. With one, the stack is the context's path and each frame a real function: a
+ * Function with its symbol and its module's path as file name, and a Location at the
+ * function's offset in its module (the address `nm` prints, the same in every run) in a
+ * Mapping for the module (file name, build id, functions already named), so pprof's
+ * views show functions as they show those of any native profile. Each sample has two
+ * values, `samples/count` and `time/nanoseconds` (the entry's TSC cycles at the profile's
+ * calibrated frequency), and a `thread` label with the thread word, which keeps tuples
+ * seen in two threads apart.
  *
  * The message is built in memory with the structs protobuf-c generates from pprof.proto
  * (this directory; only the fields written here), packed by protobuf-c and compressed
- * with zlib in the gzip framing pprof expects. A profile holds at most a few thousand
- * tag entries, so strings are interned by a linear search.
+ * with zlib in the gzip framing pprof expects. Strings are interned by a linear search,
+ * and so are a value's location and a module's mapping (a profile has a few thousand tag
+ * entries at most); a function's location is found through its index in the profile.
  */
 #include "commands.h"
 #include "export.h"
@@ -35,6 +41,11 @@ struct builder {
     Pprof__Function *functions, **function_ptrs;
     Pprof__Location *locations, **location_ptrs;
     Pprof__Line *lines, **line_ptrs;
+    const struct profile_function **fn_of; /* per location: the function it is, or NULL */
+    uint64_t *fn_location;                 /* per profile function: its location id, or 0 */
+    size_t nmappings;                      /* ids are index + 1 */
+    Pprof__Mapping *mappings, **mapping_ptrs;
+    uint64_t *module_mapping; /* per module: its mapping id, or 0 */
     size_t nsamples;
     Pprof__Sample *samples, **sample_ptrs;
     Pprof__Label *labels, **label_ptrs;
@@ -62,16 +73,13 @@ oom:
     return 0;
 }
 
-/* The location id of the frame named name: its function's, made on first use. */
-static uint64_t location_for(struct builder *b, const char *name)
+/* A new Function named name (a string table index) and its Location; its index. */
+static size_t new_location(struct builder *b, int64_t name)
 {
-    int64_t idx = intern(b, name);
-    for (size_t i = 0; i < b->nfunctions; i++)
-        if (b->functions[i].name == idx) return b->locations[i].id;
     size_t i = b->nfunctions++;
     pprof__function__init(&b->functions[i]);
     b->functions[i].id = i + 1;
-    b->functions[i].name = b->functions[i].system_name = idx;
+    b->functions[i].name = b->functions[i].system_name = name;
     b->function_ptrs[i] = &b->functions[i];
     pprof__line__init(&b->lines[i]);
     b->lines[i].function_id = i + 1;
@@ -81,16 +89,67 @@ static uint64_t location_for(struct builder *b, const char *name)
     b->locations[i].n_line = 1;
     b->locations[i].line = &b->line_ptrs[i];
     b->location_ptrs[i] = &b->locations[i];
-    return b->locations[i].id;
+    return i;
 }
 
-static void add_sample(struct builder *b, const struct profile_tag *t, uint64_t *ids)
+/* The location id of the frame named name that is no function: made on first use. */
+static uint64_t location_for(struct builder *b, const char *name)
+{
+    int64_t idx = intern(b, name);
+    for (size_t i = 0; i < b->nfunctions; i++)
+        if (!b->fn_of[i] && b->functions[i].name == idx) return b->locations[i].id;
+    return b->locations[new_location(b, idx)].id;
+}
+
+/* The mapping id of function f's module, made on first use and widened to hold f. */
+static uint64_t mapping_for(struct builder *b, const struct profile_function *f)
+{
+    const struct profile *p = b->x->p;
+    size_t m = 0;
+    while (m < p->nmodules && strcmp(p->modules[m].path, f->module) != 0)
+        m++; /* the loader checked that some module has this path */
+    if (!b->module_mapping[m]) {
+        Pprof__Mapping *map = &b->mappings[b->nmappings];
+        pprof__mapping__init(map);
+        map->id = ++b->nmappings;
+        /* Locations hold offsets in the module, so the module starts at 0. */
+        map->filename = intern(b, p->modules[m].path);
+        map->build_id = intern(b, p->modules[m].build_id);
+        map->has_functions = 1;
+        b->mapping_ptrs[map->id - 1] = map;
+        b->module_mapping[m] = map->id;
+    }
+    Pprof__Mapping *map = &b->mappings[b->module_mapping[m] - 1];
+    if (f->offset >= map->memory_limit) map->memory_limit = f->offset + 1;
+    return map->id;
+}
+
+/* The location id of function f: made on first use. */
+static uint64_t location_for_function(struct builder *b, const struct profile_function *f,
+                                      const char *label)
+{
+    size_t k = (size_t)(f - b->x->p->functions);
+    if (b->fn_location[k]) return b->fn_location[k];
+    size_t i = new_location(b, intern(b, label));
+    b->fn_of[i] = f;
+    b->locations[i].address = f->offset;
+    if (f->module) {
+        b->functions[i].filename = intern(b, f->module);
+        b->locations[i].mapping_id = mapping_for(b, f);
+    }
+    return b->fn_location[k] = b->locations[i].id;
+}
+
+static void add_sample(struct builder *b, const struct profile_tag *t,
+                       const struct export_stack *st, uint64_t *ids)
 {
     const struct export_ctx *x = b->x;
-    size_t depth = export_stack_depth(x, t), k = b->nsamples++;
-    char frame[512];
-    for (size_t i = 0; i < depth; i++) /* leaf first: the highest slot */
-        ids[depth - 1 - i] = location_for(b, export_frame(x, t, i, frame, sizeof frame));
+    size_t depth = st->n, k = b->nsamples++;
+    for (size_t i = 0; i < depth; i++) { /* leaf first */
+        const struct export_frame *f = &st->frames[i];
+        ids[depth - 1 - i] =
+            f->function ? location_for_function(b, f->function, f->name) : location_for(b, f->name);
+    }
     Pprof__Sample *s = &b->samples[k];
     pprof__sample__init(s);
     s->n_location_id = depth;
@@ -110,21 +169,29 @@ static void add_sample(struct builder *b, const struct profile_tag *t, uint64_t 
 
 static int builder_alloc(struct builder *b, size_t entries, size_t frames)
 {
+    const struct profile *p = b->x->p;
+    frames = frames ? frames : 1;
     b->functions = calloc(frames, sizeof *b->functions);
     b->function_ptrs = calloc(frames, sizeof *b->function_ptrs);
     b->locations = calloc(frames, sizeof *b->locations);
     b->location_ptrs = calloc(frames, sizeof *b->location_ptrs);
     b->lines = calloc(frames, sizeof *b->lines);
     b->line_ptrs = calloc(frames, sizeof *b->line_ptrs);
+    b->fn_of = calloc(frames, sizeof *b->fn_of);
     b->location_ids = calloc(frames, sizeof *b->location_ids);
+    b->fn_location = calloc(p->nfunctions + 1, sizeof *b->fn_location);
+    b->mappings = calloc(p->nmodules + 1, sizeof *b->mappings);
+    b->mapping_ptrs = calloc(p->nmodules + 1, sizeof *b->mapping_ptrs);
+    b->module_mapping = calloc(p->nmodules + 1, sizeof *b->module_mapping);
     b->samples = calloc(entries, sizeof *b->samples);
     b->sample_ptrs = calloc(entries, sizeof *b->sample_ptrs);
     b->labels = calloc(entries, sizeof *b->labels);
     b->label_ptrs = calloc(entries, sizeof *b->label_ptrs);
     b->values = calloc(2 * entries, sizeof *b->values);
     return b->functions && b->function_ptrs && b->locations && b->location_ptrs && b->lines &&
-                   b->line_ptrs && b->location_ids && b->samples && b->sample_ptrs && b->labels &&
-                   b->label_ptrs && b->values
+                   b->line_ptrs && b->fn_of && b->location_ids && b->fn_location && b->mappings &&
+                   b->mapping_ptrs && b->module_mapping && b->samples && b->sample_ptrs &&
+                   b->labels && b->label_ptrs && b->values
                ? 0
                : -1;
 }
@@ -140,7 +207,12 @@ static void builder_free(struct builder *b)
     free(b->location_ptrs);
     free(b->lines);
     free(b->line_ptrs);
+    free(b->fn_of);
     free(b->location_ids);
+    free(b->fn_location);
+    free(b->mappings);
+    free(b->mapping_ptrs);
+    free(b->module_mapping);
     free(b->samples);
     free(b->sample_ptrs);
     free(b->labels);
@@ -165,9 +237,17 @@ static void comments(struct builder *b, int64_t *out)
         out[0] = intern(b, text);
     free(text);
     text = NULL;
-    if (asprintf(&text, "a stack per tag tuple, one frame per tag slot, outermost first: %s",
-                 slots && slots[0] ? slots : "(no slots)") >= 0)
-        out[1] = intern(b, text);
+    int n = p->has_cct ? asprintf(&text,
+                                  "a stack per tag tuple: the functions of its calling "
+                                  "context (slot %s), outermost first, then the values of "
+                                  "the slots that vary of %s",
+                                  p->signals.tags[p->cct.cct_tag].name,
+                                  slots && slots[0] ? slots : "(no slots)")
+                       : asprintf(&text,
+                                  "a stack per tag tuple, one frame per tag slot, outermost "
+                                  "first: %s",
+                                  slots && slots[0] ? slots : "(no slots)");
+    if (n >= 0) out[1] = intern(b, text);
     free(text);
     free(slots);
 }
@@ -201,16 +281,33 @@ done:
     return rc;
 }
 
+/* The frames of every sample's stack together: the most locations there can be. -1 if
+ * memory ran out. */
+static long count_frames(const struct export_ctx *x, struct export_stack *st)
+{
+    const struct profile *p = x->p;
+    size_t frames = 0;
+    for (size_t i = 0; i <= p->ntags; i++) {
+        const struct profile_tag *t = i < p->ntags ? &p->tags[i] : &p->other;
+        if (t->samples == 0) continue;
+        if (export_stack(x, t, st) != 0) return -1;
+        frames += st->n;
+    }
+    return (long)frames;
+}
+
 int export_pprof(FILE *f, const struct export_ctx *x)
 {
     const struct profile *p = x->p;
     struct builder b = {.x = x};
-    size_t depth = p->signals.ntags ? p->signals.ntags : 1, entries = p->ntags + 1;
+    struct export_stack st = {0};
+    size_t entries = p->ntags + 1;
     Pprof__ValueType types[2], period_type, *type_ptrs[2] = {&types[0], &types[1]};
     Pprof__Profile prof;
     int64_t comment[2] = {0, 0};
     int rc = -1;
-    if (builder_alloc(&b, entries, entries * depth)) goto done;
+    long frames = count_frames(x, &st);
+    if (frames < 0 || builder_alloc(&b, entries, (size_t)frames)) goto done;
     intern(&b, ""); /* pprof requires string_table[0] == "" */
     for (size_t i = 0; i < 2; i++)
         pprof__value_type__init(&types[i]);
@@ -225,8 +322,9 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     for (size_t i = 0; i < entries; i++) {
         const struct profile_tag *t = i < p->ntags ? &p->tags[i] : &p->other;
         if (t->samples == 0) continue;
-        add_sample(&b, t, ids);
-        ids += export_stack_depth(x, t);
+        if (export_stack(x, t, &st) != 0) goto done;
+        add_sample(&b, t, &st, ids);
+        ids += st.n;
     }
     comments(&b, comment);
     if (b.failed) goto done;
@@ -236,6 +334,8 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     prof.n_sample = b.nsamples;
     prof.sample = b.sample_ptrs;
     prof.n_location = prof.n_function = b.nfunctions;
+    prof.n_mapping = b.nmappings;
+    prof.mapping = b.mapping_ptrs;
     prof.location = b.location_ptrs;
     prof.function = b.function_ptrs;
     prof.n_string_table = b.nstrings;
@@ -250,6 +350,7 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     rc = write_gzipped(f, &prof);
 done:
     builder_free(&b);
+    export_stack_free(&st);
     if (rc != 0) {
         fprintf(stderr, "shimview: out of memory while building the pprof profile\n");
         return EXIT_FILE_ERROR;

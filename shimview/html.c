@@ -7,7 +7,9 @@
  * file to open, mail or keep beside a run: the run's facts, how the samples were taken
  * (samples, DTE, the sample period, shim's cost), the per-tag table with a sparkline of
  * each tag's rate histogram, the table and figure of one rate per bucket of another when
- * the run set SHIM_BY, and the three figures. Nothing is fetched: the style sheet
+ * the run set SHIM_BY, the three figures, and for a calling-context profile the table of
+ * functions and the calling-context tree as `shimview functions` and `shimview tree`
+ * print them. Nothing is fetched: the style sheet
  * is inline, the figures are inline SVG written by the same code that writes
  * `plot`'s files (plot_ctx.kind = SVG_INLINE leaves out the XML declaration a page must
  * not contain), and no script runs. Every string from the profile goes through
@@ -18,6 +20,7 @@
  * text comes from report.c in its HTML form, so a page and a terminal report say the
  * same things in the same words.
  */
+#include "calltree.h"
 #include "commands.h"
 #include "markup.h"
 #include "plot.h"
@@ -31,7 +34,8 @@ const char html_usage[] =
     "Write a profile as one self-contained HTML page and print its path: the run and the\n"
     "machine, samples and DTE, the per-tag table of `shimview report` (every row, with\n"
     "a sparkline of each tag's histogram of the rate), one rate per bucket of another\n"
-    "when the run set SHIM_BY, and the figures of `shimview plot` as inline SVG. The\n"
+    "when the run set SHIM_BY, the figures of `shimview plot` as inline SVG, and with a\n"
+    "calling context the functions table and the tree (shimview functions, tree). The\n"
     "page needs no network, script, font or style sheet of its own: it opens in any\n"
     "browser, offline.\n"
     "\n"
@@ -61,6 +65,8 @@ static const char style[] =
     "table.facts th{color:#555;font-weight:normal;white-space:nowrap;padding-left:0;"
     "min-width:6em}\n"
     "table.facts td{overflow-wrap:anywhere}\n"
+    "td.tree{font-family:\"DejaVu Sans Mono\",Menlo,Consolas,monospace;white-space:pre;"
+    "line-height:1.25}\n"
     "figure{margin:12px 0 24px}figure svg{display:block;max-width:100%;height:auto;"
     "border:1px solid #e4e4e4}\n";
 
@@ -79,6 +85,25 @@ static int figure(FILE *f, int (*draw)(FILE *, const struct plot_ctx *), const s
     fputs("<figure>\n", f);
     int rc = draw(f, c);
     fputs("</figure>\n", f);
+    return rc;
+}
+
+/* A calling-context profile's functions (every one with samples, every rate) and its
+ * tree (the drawn rate, contexts of 0.5% and more). 0, or -1 if memory ran out. */
+static int calling_context(FILE *f, const struct plot_ctx *c)
+{
+    struct calltree *ct = calltree_build(c->p);
+    long rate = c->p->nrates ? (long)c->rate : -1;
+    if (!ct) return -1;
+    heading(f, "functions", "Functions");
+    fputs("<div class=\"wide\">\n", f);
+    int rc = functions_write(f, REPORT_HTML, ct, -1, -1);
+    fputs("</div>\n", f);
+    heading(f, "tree", "Calling-context tree");
+    fputs("<div class=\"wide\">\n", f);
+    if (rc == 0) rc = tree_write(f, REPORT_HTML, ct, rate, 0.005, 0, 1);
+    fputs("</div>\n", f);
+    calltree_free(ct);
     return rc;
 }
 
@@ -130,6 +155,7 @@ static int write_page(FILE *f, const struct plot_ctx *c)
               f);
     }
     if (rc == 0) rc = figure(f, plot_sampling_write, c);
+    if (rc == 0 && p->has_cct) rc = calling_context(f, c);
     fputs("</body>\n</html>\n", f);
     return rc;
 }

@@ -44,6 +44,11 @@ static const struct command commands[] = {
      timeline_usage, timeline_main},
     {"export", "write the trace or the tag stacks as perfetto, pprof, folded or csv", export_usage,
      export_main},
+    {"functions", "per function: exclusive and inclusive samples and rates (calling context)",
+     functions_usage, functions_main},
+    {"contexts", "per calling context: its path, samples, shares and rates", contexts_usage,
+     contexts_main},
+    {"tree", "the calling-context tree, top down, in the terminal", tree_usage, tree_main},
     {"help", "print the usage of shimview or of one command", help_usage, help_main},
 };
 

@@ -17,10 +17,11 @@
  * needs no further checks and a writer that drifts from the format hears about it, and it
  * ignores members it does not know, as the format asks. Members the format allows to be
  * absent (summaries of empty histograms, rate statistics when n is 0, the `other` entry's
- * tuple, `by` when the run did not ask for one rate bucketed by another) are read as
- * optional.
+ * tuple, `by` when the run did not ask for one rate bucketed by another, the
+ * calling-context members, which profile_cct.c reads) are read as optional.
  */
 #include "profile.h"
+#include "profile_cct.h"
 #include "reader.h"
 
 #include <inttypes.h>
@@ -544,7 +545,7 @@ static int read_profile(struct reader *r, struct profile *p)
         read_by(r, root, p) || read_samples(r, root, &p->samples) ||
         read_loghist(r, root, "period", &p->period) || read_loghist(r, root, "gap", &p->gap) ||
         read_loghist(r, root, "cpc", &p->cpc) || read_cost(r, root, &p->cost) ||
-        read_tags(r, root, p))
+        read_tags(r, root, p) || profile_read_cct(r, root, p))
         return -1;
     return 0;
 }
@@ -608,6 +609,7 @@ void profile_free(struct profile *p)
     free(p->config.tag_slots);
     free(p->config.counter_slots);
     free(p->program.argv);
+    profile_cct_free(p);
     json_decref(p->root);
     free(p);
 }

@@ -89,6 +89,49 @@ struct profile_by {
     double lo, hi;    /* lo < hi */
 };
 
+/* A module the process had loaded when the profile was written (`modules`). */
+struct profile_module {
+    const char *path, *build_id; /* build_id "" when the module has none */
+    uint64_t base;               /* run-time address = base + offset */
+};
+
+/* A function the calling context refers to (`functions`). */
+struct profile_function {
+    uint64_t id;          /* what cct nodes refer to it by; distinct */
+    uint64_t address;     /* its run-time address: slot 8's value while it ran; distinct */
+    uint64_t offset;      /* in its module (the value nm prints); the address without one */
+    const char *module;   /* a path in `modules`, or NULL: in no module */
+    const char *build_id; /* NULL with a NULL module */
+    const char *name;     /* its symbol, or NULL when none names it */
+};
+
+/* One calling context: row i of a thread's `nodes`. Row 0 is the root (the thread
+ * outside every instrumented function), row 1 the overflow node; both have no function.
+ * A path from the root names each function at most once (recursion folds). */
+struct profile_cct_node {
+    size_t parent;                           /* a smaller row; 0 for rows 0 and 1 */
+    const struct profile_function *function; /* NULL for rows 0 and 1 */
+    int has_site;                            /* the call site is known */
+    uint64_t site; /* return address into the caller, as an offset in its module */
+};
+
+struct profile_cct_thread {
+    uint64_t index; /* the upper 32 bits of slot 9's value; distinct */
+    uint64_t tid;   /* its kernel thread id */
+    uint64_t overflow;
+    size_t nnodes; /* >= 2 */
+    struct profile_cct_node *nodes;
+};
+
+/* The calling-context trees (`cct`): which tag slots held the function and the context,
+ * where those slots are in signals.tags (and so in every entry's values), the trees. */
+struct profile_cct {
+    uint64_t method_slot, cct_slot;
+    size_t method_tag, cct_tag;
+    size_t nthreads;
+    struct profile_cct_thread *threads;
+};
+
 /* A tag entry: one tuple of tag values (or the `other` entry). */
 struct profile_tag {
     int is_other;
@@ -101,6 +144,14 @@ struct profile_tag {
     struct profile_rate_stats *rates; /* profile.nrates entries */
     struct profile_by_slot *by;       /* profile.by.buckets + 2 slots when profile.has_by,
                                        * else NULL */
+    /* With `cct` (else NULL): the function whose address slot 8 held (NULL also when it
+     * held 0, outside every instrumented function, or an address `functions` does not
+     * list), and the context slot 9 held: a node of context_thread's tree. A value of 0
+     * (a thread that had entered no instrumented function) is the root of the thread
+     * whose tid is the entry's thread word, or no context when no tree has that tid. */
+    const struct profile_function *function;
+    const struct profile_cct_thread *context_thread;
+    size_t context_node;
 };
 
 struct profile_program {
@@ -205,6 +256,11 @@ struct profile {
     size_t ntags;
     struct profile_tag *tags; /* in file order (the format sorts them by samples) */
     struct profile_tag other;
+    size_t nmodules, nfunctions; /* 0 when absent */
+    struct profile_module *modules;
+    struct profile_function *functions;
+    int has_cct; /* the optional `cct`: a calling-context profile */
+    struct profile_cct cct;
 };
 
 /* Load and validate the profile at path, or standard input when path is "-" (named

@@ -603,6 +603,12 @@ int report_write_sampling(FILE *f, enum report_format fmt, const struct profile 
     return print_sampling(&o, p);
 }
 
+void report_note(FILE *f, enum report_format fmt, const char *text)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    note(&o, "%s", text);
+}
+
 /* ---- CSV ---- */
 
 static struct table *csv_table(const struct profile *p)

@@ -34,4 +34,7 @@ int report_write_by(FILE *f, enum report_format fmt, const struct profile *p, lo
  * 0, or -1 when memory ran out. */
 int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p);
 
+/* A remark under a table: a line of text, or a paragraph of HTML (escaped). */
+void report_note(FILE *f, enum report_format fmt, const char *text);
+
 #endif /* SHIMVIEW_REPORT_H */

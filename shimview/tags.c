@@ -1,12 +1,34 @@
 /*
  * tags.c -- naming and ordering tag entries, shared by `report` and `plot` so that a tag
  * reads the same in a table and in a figure.
+ *
+ * In a calling-context profile the two reserved slots hold run-time addresses and node
+ * numbers, which say nothing to a reader and differ from run to run; they are named
+ * instead by the function (slot 8) and by the context's path (slot 9), so a report reads
+ * "heavy/main > heavy" and `compare` matches the same function across two runs.
  */
 #include "tags.h"
+#include "calltree.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Value i of entry t, which has no name of its own: a function, a context, or
+ * "slotname=value". */
+static void write_value(FILE *f, const struct profile *p, const struct profile_tag *t, size_t i)
+{
+    char buf[256];
+    if (p->has_cct && i == p->cct.method_tag && (t->function || t->values[i] == 0)) {
+        fputs(t->function ? calltree_function_label(t->function, buf, sizeof buf) : "(none)", f);
+    } else if (p->has_cct && i == p->cct.cct_tag && t->context_thread) {
+        calltree_write_path(f, t->context_thread, NULL, t->context_node, " > ");
+    } else if (p->has_cct && i == p->cct.method_tag) {
+        fprintf(f, "%s=%#" PRIx64, p->signals.tags[i].name, t->values[i]);
+    } else {
+        fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
+    }
+}
 
 char *tag_entry_name(const struct profile *p, const struct profile_tag *t)
 {
@@ -21,7 +43,7 @@ char *tag_entry_name(const struct profile *p, const struct profile_tag *t)
         if (t->names[i])
             fputs(t->names[i], f);
         else
-            fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);
+            write_value(f, p, t, i);
     }
     if (fclose(f) != 0) {
         free(buf);
