@@ -512,9 +512,14 @@ static int start_locked(const struct shim_config *cfg)
                       "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
                       c->max_tags, c->hist_buckets);
         if (rc == 0 && r->settings.trace_on) {
+            /* the writer shares the observer's CPU: its work then shows as interrupted
+             * sample periods, counted, instead of slowing the program down */
+            cpu_set_t writer_cpu;
+            CPU_ZERO(&writer_cpu);
+            CPU_SET(r->placement.observer_cpu, &writer_cpu);
             char why[PATH_MAX + 128];
             if (trace_writer_start(&r->trace, r->trace_path, r->settings.trace_max, &plan,
-                                   r->tsc.hz, r->start.tsc, r->pid, &r->saved_affinity, why,
+                                   r->tsc.hz, r->start.tsc, r->pid, &writer_cpu, why,
                                    sizeof why) == 0) {
                 r->obs.trace = &r->trace.ring;
                 r->tracing = 1;

@@ -18,6 +18,8 @@
  * + dropped_limit is samples.total, and a record holds 5 + slots + rates words.
  */
 #include "trace.h"
+
+#include "calltree.h"
 #include "commands.h"
 #include "reader.h"
 
@@ -310,21 +312,46 @@ static int by_value(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
+/* In a calling-context profile the reserved slots' values are addresses and node
+ * numbers: name them by function and by path, as the report does (tags.c). NULL for
+ * any other slot, or when memory runs out. */
+static char *cct_value_name(const struct profile *p, const struct profile_tag *t, size_t s)
+{
+    char buf[256], *out = NULL;
+    size_t len = 0;
+    if (!p->has_cct) return NULL;
+    if (s == p->cct.method_tag && t->function)
+        return strdup(calltree_function_label(t->function, buf, sizeof buf));
+    if (s != p->cct.cct_tag || !t->context_thread) return NULL;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) return NULL;
+    calltree_write_path(f, t->context_thread, NULL, t->context_node, " > ");
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 int value_names_init(struct value_names *vn, const struct profile *p)
 {
     size_t ns = p->signals.ntags;
     *vn = (struct value_names){.p = p};
     vn->n = calloc(ns ? ns : 1, sizeof *vn->n);
     vn->by_slot = calloc(ns ? ns : 1, sizeof *vn->by_slot);
-    if (!vn->n || !vn->by_slot) goto oom;
+    vn->owned = calloc(p->ntags * 2 + 1, sizeof *vn->owned);
+    if (!vn->n || !vn->by_slot || !vn->owned) goto oom;
     for (size_t s = 0; s < ns; s++) {
         struct value_name *v = malloc((p->ntags ? p->ntags : 1) * sizeof *v);
         if (!v) goto oom;
         vn->by_slot[s] = v;
         size_t k = 0;
-        for (size_t i = 0; i < p->ntags; i++)
-            if (p->tags[i].names[s])
-                v[k++] = (struct value_name){p->tags[i].values[s], p->tags[i].names[s]};
+        for (size_t i = 0; i < p->ntags; i++) {
+            const char *name = p->tags[i].names[s];
+            if (!name && (name = cct_value_name(p, &p->tags[i], s)))
+                vn->owned[vn->nowned++] = (char *)name;
+            if (name) v[k++] = (struct value_name){p->tags[i].values[s], name};
+        }
         qsort(v, k, sizeof *v, by_value);
         size_t u = 0; /* one name per value (a value has one name: shim_name_tag's) */
         for (size_t i = 0; i < k; i++)
@@ -343,8 +370,13 @@ void value_names_free(struct value_names *vn)
         free(vn->by_slot[s]);
     free(vn->by_slot);
     free(vn->n);
+    for (size_t i = 0; i < vn->nowned; i++)
+        free(vn->owned[i]);
+    free(vn->owned);
     vn->by_slot = NULL;
     vn->n = NULL;
+    vn->owned = NULL;
+    vn->nowned = 0;
 }
 
 const char *value_names_get(const struct value_names *vn, size_t slot, uint64_t value, char *buf,

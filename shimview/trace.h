@@ -104,6 +104,8 @@ struct value_names {
     const struct profile *p;
     size_t *n;                   /* per slot */
     struct value_name **by_slot; /* per slot, sorted by value */
+    char **owned;                /* names made here (functions, contexts), to free */
+    size_t nowned;
 };
 
 /* 0, or -1 if memory ran out. */
