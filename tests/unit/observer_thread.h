@@ -5,6 +5,8 @@
 #ifndef SHIM_TESTS_OBSERVER_THREAD_H
 #define SHIM_TESTS_OBSERVER_THREAD_H
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -14,6 +16,47 @@ static inline void *observer_thread(void *arg)
 {
     observer_run(arg);
     return NULL;
+}
+
+/* The observer on a thread of its own, side by side with this one, as shim places it:
+ * when the process may use two CPUs or more, this thread is pinned to the CPU it is on
+ * and the observer to another, so that the scheduler cannot make the two take turns on
+ * one CPU (then the program would never run while the observer samples). The caller's
+ * affinity comes back in observer_thread_join(). 0, or the pthread_create error. */
+struct observer_thread_run {
+    pthread_t thread;
+    cpu_set_t saved;
+    int pinned;
+};
+
+static inline int observer_thread_start(struct observer_thread_run *t, struct observer *o)
+{
+    cpu_set_t here, other;
+    int cpu = sched_getcpu(), other_cpu = -1;
+    t->pinned = 0;
+    if (cpu >= 0 && sched_getaffinity(0, sizeof t->saved, &t->saved) == 0)
+        for (int c = 0; c < CPU_SETSIZE && other_cpu < 0; c++)
+            if (c != cpu && CPU_ISSET(c, &t->saved)) other_cpu = c;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (other_cpu >= 0) {
+        CPU_ZERO(&here);
+        CPU_SET(cpu, &here);
+        CPU_ZERO(&other);
+        CPU_SET(other_cpu, &other);
+        t->pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+        if (t->pinned) pthread_attr_setaffinity_np(&attr, sizeof other, &other);
+    }
+    int err = pthread_create(&t->thread, &attr, observer_thread, o);
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+static inline int observer_thread_join(struct observer_thread_run *t)
+{
+    int err = pthread_join(t->thread, NULL);
+    if (t->pinned) sched_setaffinity(0, sizeof t->saved, &t->saved);
+    return err;
 }
 
 static inline double now_ns(void)

@@ -104,11 +104,11 @@ static void run(struct observer *o)
     };
     assert_int_equal(hist_spec_init(&params.hist, 100, 0, 4), 0);
     assert_int_equal(observer_init(o, &plan, &params), 0);
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, observer_thread, o), 0);
+    struct observer_thread_run th;
+    assert_int_equal(observer_thread_start(&th, o), 0);
     play_program();
     observer_request_stop(o);
-    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(observer_thread_join(&th), 0);
 }
 
 static const struct tag_entry *entry_of(const struct observer *o, uint64_t tag)
