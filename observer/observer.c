@@ -281,8 +281,9 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return 0;
     }
     struct tag_entry *e = tag_table_lookup(&o->tags, key);
-    unsigned flags = TRACE_ATTRIBUTED | (tag_table_is_other(&o->tags, e) ? TRACE_OTHER : 0);
-    o->totals.other += tag_table_is_other(&o->tags, e);
+    int other = tag_table_is_other(&o->tags, e);
+    unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
+    o->totals.other += (uint64_t)other;
     e->samples++;
     e->cycles += d_start;
     if (cur[o->key_offset] != key[0]) { /* rare: no rate across threads */
@@ -313,8 +314,7 @@ static inline void trace_period(struct observer *o, const uint64_t *prev, const 
     rec[1] = prev[SAMPLE_CS];
     rec[2] = cur[SAMPLE_CS] - prev[SAMPLE_CS];
     rec[3] = flags;
-    for (unsigned i = 0; i < o->tags.key_words; i++) /* the thread word, then the tags */
-        rec[4 + i] = key[i];
+    memcpy(rec + 4, key, o->tags.key_words * sizeof *rec); /* the thread word, the tags */
     memcpy(rec + 4 + o->tags.key_words, o->trace_rate, o->plan.n_rates * sizeof *rec);
     trace_ring_push(o->trace);
 }
