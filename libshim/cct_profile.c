@@ -3,7 +3,10 @@
  * threads built (signals/cct.c), and every function in them named by module, offset,
  * build id and symbol (symbols.c), so that the tag values of the reserved slots (the
  * method signal: a function's run-time address; the CCT signal: thread index and node)
- * can be turned into names now and later (docs/profile-format.md, `cct`).
+ * can be turned into names now and later (docs/profile-format.md, `cct`). The same
+ * functions table names what the compiler pass's signals saw (function addresses in
+ * the method and loop signals and in paths), each with the table the pass recorded for
+ * it (sidetable.c), which says what its loops and path numbers are.
  *
  * Runs at shim_stop(), on the stopping thread, after the observer has stopped; the
  * program's threads may still be adding nodes, which is safe: each arena's published
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "cct.h"
+#include "sidetable.h"
 #include "symbols.h"
 
 struct fn_map {
@@ -28,10 +32,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Every function address of every published node, sorted and distinct. */
-static int collect_functions(struct fn_map *m)
+/* Every function address of every published node, and the `seen` ones, sorted and
+ * distinct. */
+static int collect_functions(struct fn_map *m, const uint64_t *seen, size_t n_seen)
 {
-    size_t total = 0;
+    size_t total = n_seen;
     for (uint32_t t = 0; t < cct_arena_count(); t++) {
         const struct cct_arena *a = cct_arena_at(t);
         if (a) total += cct_arena_node_count(a);
@@ -47,6 +52,8 @@ static int collect_functions(struct fn_map *m)
         for (uint32_t i = CCT_NODE_FIRST; i < n && m->n < total; i++)
             m->addr[m->n++] = nodes[i].fn;
     }
+    for (size_t i = 0; i < n_seen && m->n < total; i++)
+        if (seen[i]) m->addr[m->n++] = seen[i];
     qsort(m->addr, m->n, sizeof *m->addr, cmp_u64);
     size_t k = 0;
     for (size_t i = 0; i < m->n; i++)
@@ -74,8 +81,15 @@ static json_t *text_or_null(const char *s, json_t *(*text)(const char *))
     return s ? text(s) : json_null();
 }
 
+/* The compiler pass's table of the function at addr, parsed, or NULL. */
+static json_t *pass_json(const struct sidetable *st, uint64_t addr)
+{
+    const struct sidetable_record *rec = sidetable_lookup(st, addr);
+    return rec ? json_loadb(rec->json, (size_t)rec->json_len, 0, NULL) : NULL;
+}
+
 static json_t *functions_json(const struct fn_map *m, struct symbols *syms,
-                              json_t *(*text)(const char *))
+                              const struct sidetable *st, json_t *(*text)(const char *))
 {
     json_t *a = json_array();
     for (size_t i = 0; i < m->n; i++) {
@@ -90,6 +104,8 @@ static json_t *functions_json(const struct fn_map *m, struct symbols *syms,
             f = json_pack("{s:I, s:I, s:n, s:n, s:I, s:n}", "id", (json_int_t)i, "address",
                           (json_int_t)m->addr[i], "module", "build_id", "offset",
                           (json_int_t)m->addr[i], "name");
+        json_t *pass = pass_json(st, m->addr[i]);
+        if (pass) json_object_set_new(f, "pass", pass);
         json_array_append_new(a, f);
     }
     return a;
@@ -133,23 +149,46 @@ static json_t *thread_json(const struct cct_arena *a, const struct fn_map *m, st
                      rows);
 }
 
-int cct_profile_add(json_t *root, json_t *(*text)(const char *))
+/* Each path entry of the profile names its function by id too. */
+static void name_path_functions(json_t *root, const struct fn_map *m)
 {
-    if (!cct_active()) return 0;
-    struct fn_map m;
-    if (collect_functions(&m) != 0) return -1;
-    struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
-    json_t *threads = json_array();
-    for (uint32_t t = 0; t < cct_arena_count(); t++) {
-        const struct cct_arena *a = cct_arena_at(t);
-        if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+    json_t *entries = json_object_get(json_object_get(root, "paths"), "entries"), *e;
+    size_t i;
+    json_array_foreach(entries, i, e)
+    {
+        json_t *fn = json_array_get(json_object_get(e, "values"), 0);
+        long id = fn ? function_id(m, (uint64_t)json_integer_value(fn)) : -1;
+        json_object_set_new(e, "function", id >= 0 ? json_integer(id) : json_null());
     }
+}
+
+int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
+                    size_t n_seen)
+{
+    if (!cct_active() && n_seen == 0) return 0;
+    struct fn_map m;
+    struct sidetable st;
+    if (collect_functions(&m, seen, n_seen) != 0) return -1;
+    if (sidetable_open(&st) != 0) {
+        free(m.addr);
+        return -1;
+    }
+    struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
     json_object_set_new(root, "modules", modules_json(syms, text));
-    json_object_set_new(root, "functions", functions_json(&m, syms, text));
-    json_object_set_new(root, "cct",
-                        json_pack("{s:i, s:i, s:o}", "method_slot", SHIM_SLOT_METHOD, "cct_slot",
-                                  SHIM_SLOT_CCT, "threads", threads));
+    json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
+    if (cct_active()) {
+        json_t *threads = json_array();
+        for (uint32_t t = 0; t < cct_arena_count(); t++) {
+            const struct cct_arena *a = cct_arena_at(t);
+            if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+        }
+        json_object_set_new(root, "cct",
+                            json_pack("{s:i, s:i, s:o}", "method_slot", SHIM_SLOT_METHOD,
+                                      "cct_slot", SHIM_SLOT_CCT, "threads", threads));
+    }
+    name_path_functions(root, &m);
     if (syms) symbols_close(syms);
+    sidetable_close(&st);
     free(m.addr);
     return 0;
 }

@@ -6,9 +6,15 @@
 
 #include <jansson.h>
 
-/* When the program ran instrumented code (-finstrument-functions), add `modules`,
- * `functions` and `cct` to the profile's root; `text` makes a JSON string of program-
- * supplied text (UTF-8 sanitised). 0, or -1 out of memory (nothing added). */
-int cct_profile_add(json_t *root, json_t *(*text)(const char *));
+#include <stddef.h>
+#include <stdint.h>
+
+/* When the program ran instrumented code (-finstrument-functions, or the compiler pass,
+ * whose function addresses the observer saw are `seen`), add `modules`, `functions`
+ * (with the pass's table of each function it instrumented) and, for the hooks, `cct`
+ * to the profile's root, and name the function of each `paths` entry; `text` makes a
+ * JSON string of program-supplied text (UTF-8 sanitised). 0, or -1 out of memory. */
+int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
+                    size_t n_seen);
 
 #endif

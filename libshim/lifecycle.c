@@ -26,7 +26,9 @@
 
 #include "cct.h"
 #include "names.h"
+#include "path.h"
 #include "run.h"
+#include "sidetable.h"
 #include "signal_block.h"
 #include "symbols.h"
 #include "termination.h"
@@ -237,6 +239,19 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
      * shimrun) one whose code calls the hooks */
     int instrumented = cct_active() || symbols_referenced("__cyg_profile_func_enter");
     uint32_t cct_slots = instrumented ? (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT) : 0;
+    /* and, for code built with the compiler pass, the method and loop slots and the
+     * thread's path ring */
+    if (sidetable_present()) {
+        cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_LOOP);
+        struct shim_path_ring *ring = path_ring_acquire();
+        if (ring) {
+            path_ring_attach(ring);
+            p->path_ring = ring;
+        } else {
+            run_complain(c->strict, "paths are not attributed",
+                         "no memory for the thread's path ring");
+        }
+    }
     r->n_tag_slots =
         slots_of(c->tag_slots, names_tag_slots_named() | cct_slots, 1, SHIM_TAG_SLOTS, r->tag_slot);
     r->n_counter_slots =
@@ -499,6 +514,8 @@ static int start_locked(const struct shim_config *cfg)
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
         size_t need = tag_table_bytes(1 + plan.n_tags, plan.n_rates, c->max_tags, &params.hist);
+        if (plan.path_ring) /* and the paths' table, the same size */
+            need += tag_table_bytes(3, plan.n_rates, c->max_tags, &params.hist);
         if (rc == 0 && need > SHIM_MAX_TABLE_BYTES)
             rc = fail(SHIM_EINVAL, c->strict,
                       "the tag table would need %zu MiB (SHIM_MAX_TAGS=%u x %u rates x %u "

@@ -23,6 +23,7 @@
 
 #include "cct.h"
 #include "cct_profile.h"
+#include "path.h"
 #include "names.h"
 #include "run.h"
 
@@ -115,19 +116,23 @@ static json_t *hist_json(const struct hist_spec *s, const uint64_t *counts)
                      jint(counts[HIST_OVERFLOW(s)]), "nan", jint(counts[HIST_NAN(s)]), "counts", c);
 }
 
-static json_t *entry_json(const struct shim_run *r, const struct tag_entry *e, const uint64_t *key)
+/* An entry of the tag table, or (t being the path table) of the path table, whose keys
+ * are (thread, function address, path number) and have no names. */
+static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
+                          const struct tag_entry *e, const uint64_t *key)
 {
-    const struct tag_table *t = &r->obs.tags;
     uint64_t total = r->obs.totals.total - r->obs.totals.interrupted;
     json_t *o = json_object(), *rates = json_array();
     if (key) {
         json_t *values = json_array(), *names = json_array();
-        for (unsigned i = 0; i < r->n_tag_slots; i++) {
+        for (unsigned i = 0; i + 1 < t->key_words; i++) {
             /* JSON integers are signed 64-bit here: a value of 2^63 or more is written as
              * its two's complement (negative); readers take values modulo 2^64 */
             json_array_append_new(values, json_integer((json_int_t)key[1 + i]));
-            json_array_append_new(names, jtext(names_tag(r->tag_slot[i], key[1 + i])));
+            if (t == &r->obs.tags)
+                json_array_append_new(names, jtext(names_tag(r->tag_slot[i], key[1 + i])));
         }
+        if (t != &r->obs.tags) json_object_set_new(o, "path", json_integer((json_int_t)key[2]));
         json_object_set_new(o, "thread", jint(key[0]));
         json_object_set_new(o, "values", values);
         json_object_set_new(o, "names", names);
@@ -179,9 +184,8 @@ static int by_samples_desc(const void *a, const void *b, void *arg)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static json_t *tags_json(const struct shim_run *r)
+static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
 {
-    const struct tag_table *t = &r->obs.tags;
     json_t *a = json_array();
     uint32_t *order = malloc((t->n_entries + 1) * sizeof *order);
     if (!order) return NULL;
@@ -189,9 +193,47 @@ static json_t *tags_json(const struct shim_run *r)
         order[i] = i;
     qsort_r(order, t->n_entries, sizeof *order, by_samples_desc, (void *)t);
     for (uint32_t i = 0; i < t->n_entries; i++)
-        json_array_append_new(a, entry_json(r, &t->entry[order[i]], tag_table_key(t, order[i])));
+        json_array_append_new(a, entry_json(r, t, &t->entry[order[i]], tag_table_key(t, order[i])));
     free(order);
     return a;
+}
+
+/* Paths (observer.h): what became of the periods, and an entry per path. */
+static json_t *paths_json(const struct shim_run *r)
+{
+    const struct path_totals *pt = &r->obs.path_totals;
+    struct tag_table *t = (struct tag_table *)&r->obs.paths;
+    json_t *entries = tags_json(r, t);
+    return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ring", SHIM_PATH_RING, "resolved",
+                     jint(pt->resolved), "overwritten", jint(pt->overwritten), "pending",
+                     jint(pt->pending), "dropped", jint(pt->dropped), "distinct",
+                     jint(t->n_entries), "entries", entries ? entries : json_array(), "other",
+                     entry_json(r, t, tag_table_other(t), NULL));
+}
+
+/* The function addresses the compiler pass's signals put in front of the observer: the
+ * method and loop signals' values, and the paths' functions. *out: malloc'd, may hold
+ * zeros and repeats. */
+static size_t functions_seen(const struct shim_run *r, uint64_t **out)
+{
+    const struct tag_table *tags = &r->obs.tags, *paths = &r->obs.paths;
+    int method = -1, loop = -1;
+    for (unsigned i = 0; i < r->n_tag_slots; i++) {
+        if (r->tag_slot[i] == SHIM_SLOT_METHOD) method = (int)i;
+        if (r->tag_slot[i] == SHIM_SLOT_LOOP) loop = (int)i;
+    }
+    size_t n = 0,
+           cap = 2 * (size_t)tags->n_entries + (r->obs.plan.path_ring ? paths->n_entries : 0);
+    uint64_t *a = *out = malloc((cap ? cap : 1) * sizeof *a);
+    if (!a) return 0;
+    for (uint32_t e = 0; e < tags->n_entries; e++) {
+        const uint64_t *key = tag_table_key(tags, e);
+        if (method >= 0) a[n++] = key[1 + method];
+        if (loop >= 0) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
+    }
+    for (uint32_t e = 0; r->obs.plan.path_ring && e < paths->n_entries; e++)
+        a[n++] = tag_table_key(paths, e)[1];
+    return n;
 }
 
 static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
@@ -203,6 +245,7 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         snprintf(dflt, sizeof dflt, "slot%u", r->tag_slot[i]);
         if (!name && r->tag_slot[i] == SHIM_SLOT_METHOD) name = "function";
         if (!name && r->tag_slot[i] == SHIM_SLOT_CCT) name = "context";
+        if (!name && r->tag_slot[i] == SHIM_SLOT_LOOP) name = "loop";
         json_array_append_new(tags, json_pack("{s:i, s:o}", "slot", (int)r->tag_slot[i], "name",
                                               jtext(name ? name : dflt)));
     }
@@ -300,7 +343,7 @@ static json_t *profile_json(const struct shim_run *r)
     const struct observer *o = &r->obs;
     const struct observer_totals *t = &o->totals;
     double wall = (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9;
-    json_t *rates, *signals = signals_json(r, &rates), *tags = tags_json(r);
+    json_t *rates, *signals = signals_json(r, &rates), *tags = tags_json(r, &o->tags);
     char version[32], exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
@@ -327,7 +370,8 @@ static json_t *profile_json(const struct shim_run *r)
         "samples_per_second", jreal(wall > 0 ? (double)t->total / wall : NAN),
         "observer_cpu_seconds", o->cpu_seconds, "observer_cpu_share",
         jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes", (json_int_t)o->tags.bytes,
-        "tags", tags, "other", entry_json(r, tag_table_other((struct tag_table *)&o->tags), NULL));
+        "tags", tags, "other",
+        entry_json(r, &o->tags, tag_table_other((struct tag_table *)&o->tags), NULL));
     if (root && r->tracing)
         json_object_set_new(
             root, "trace",
@@ -341,10 +385,15 @@ static json_t *profile_json(const struct shim_run *r)
                             json_pack("{s:o, s:o, s:i, s:f, s:f}", "rate",
                                       jtext(r->rate[by->y].name), "by", jtext(r->rate[by->x].name),
                                       "buckets", (int)by->buckets, "lo", by->lo, "hi", by->hi));
-    if (root && cct_profile_add(root, jtext) != 0) {
+    if (root && o->plan.path_ring) json_object_set_new(root, "paths", paths_json(r));
+    uint64_t *seen = NULL;
+    size_t n_seen = functions_seen(r, &seen);
+    if (root && cct_profile_add(root, jtext, seen, n_seen) != 0) {
         json_decref(root);
-        return NULL;
+        root = NULL;
     }
+    free(seen);
+    if (!root) return NULL;
     json_t *samples = root ? json_object_get(root, "samples") : NULL;
     if (samples && o->n_fast < o->plan.n_hw) {
         json_object_set_new(samples, "slow_spans", jint(t->slow_spans));

@@ -499,3 +499,58 @@ int symbols_referenced(const char *name)
     dl_iterate_phdr(module_references, &q);
     return q.found;
 }
+
+/* ---- sections the program's modules bring (the compiler pass's side table) ---- */
+
+/* Each section of the file called `name` that is loaded in memory, at its run-time
+ * address (the module's load bias plus the section's address). */
+static size_t file_sections(const char *file, uint64_t bias, const char *name,
+                            symbols_section_fn fn, void *ctx)
+{
+    size_t found = 0, shstrndx;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    if (e && elf_getshdrstrndx(e, &shstrndx) == 0)
+        while ((scn = elf_nextscn(e, scn))) {
+            const char *n;
+            if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+                !(n = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(n, name))
+                continue;
+            found++;
+            if (fn) fn(bias + sh.sh_addr, sh.sh_size, ctx);
+        }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
+}
+
+struct section_search {
+    const char *name;
+    symbols_section_fn fn;
+    void *ctx;
+    int first;
+    size_t found;
+};
+
+static int module_sections(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct section_search *q = data;
+    const char *path = info->dlpi_name;
+    if (q->first) path = "/proc/self/exe";
+    q->first = 0;
+    if (path && strchr(path, '/'))
+        q->found += file_sections(path, info->dlpi_addr, q->name, q->fn, q->ctx);
+    return 0;
+}
+
+size_t symbols_sections(const char *name, symbols_section_fn fn, void *ctx)
+{
+    struct section_search q = {name, fn, ctx, 1, 0};
+    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
+    dl_iterate_phdr(module_sections, &q);
+    return q.found;
+}

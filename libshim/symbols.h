@@ -64,4 +64,10 @@ void symbols_close(struct symbols *s);
  * calls. Reads the modules' files; 0 when none does or nothing can be read. */
 int symbols_referenced(const char *name);
 
+/* Calls fn(run-time address, size, ctx) for each section called `name` that a loaded
+ * module's file has and loads into memory (fn may be NULL); returns how many there
+ * were. Reads the modules' files. */
+typedef void (*symbols_section_fn)(uint64_t addr, uint64_t size, void *ctx);
+size_t symbols_sections(const char *name, symbols_section_fn fn, void *ctx);
+
 #endif

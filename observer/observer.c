@@ -85,6 +85,15 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
     o->stride = o->key_offset + 1 + plan->n_tags;
+    if (plan->path_ring) { /* the ring's head, after the key */
+        o->path_offset = o->stride++;
+        o->pending = calloc((size_t)OBSERVER_PENDING * (1 + 2 * o->stride), sizeof *o->pending);
+        if (!o->pending ||
+            tag_table_init(&o->paths, 3, plan->n_rates, params->max_tags, &params->hist) != 0) {
+            observer_free(o);
+            return -1;
+        }
+    }
     for (unsigned i = 0; i < probe_readings(plan); i++)
         o->time_offset[i] =
             i < o->n_fast ? SAMPLE_CS : SAMPLE_C + probe_readings(plan) + (i - o->n_fast);
@@ -112,8 +121,10 @@ void observer_free(struct observer *o)
 {
     free(o->batch);
     free(o->span);
-    o->batch = o->span = NULL;
+    free(o->pending);
+    o->batch = o->span = o->pending = NULL;
     tag_table_free(&o->tags);
+    tag_table_free(&o->paths);
     loghist_free(&o->period);
     loghist_free(&o->gap);
     loghist_free(&o->cpc);
@@ -168,15 +179,16 @@ static inline void take_sample(struct observer *o, uint64_t *s)
     key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
+    if (p->path_ring) s[o->path_offset] = __atomic_load_n(&p->path_ring->head, __ATOMIC_RELAXED);
 }
 
 /* Rates of one kept period into its entry: the fast rates (slow = 0) of a period
  * between two samples, or the slow rates (slow = 1) of a span between two reads of the
  * slow counters. A rate per TSC cycle takes its time base from the counter's own
  * timestamp: the start marker for fast hardware counters, the rdtscp right after the read
- * for the others. */
+ * for the others. `traced`: the period's rates also go to its trace record. */
 static inline void record_rates(struct observer *o, struct tag_entry *e, const uint64_t *prev,
-                                const uint64_t *cur, int slow)
+                                const uint64_t *cur, int slow, int traced)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &o->tags.hist;
@@ -194,12 +206,12 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
         double v = a / b;
         hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
-        if (o->trace && !slow) o->trace_rate[r] = v;
+        if (traced) o->trace_rate[r] = v;
         rate_stats_add(&e->stats[r], a, b, v);
         if (r == p->by.x) x = v;
         if (r == p->by.y) ya = a, yb = b;
     }
-    if (p->by.buckets && !slow && x == x) { /* x is not NaN */
+    if (e->by && !slow && x == x) { /* x is not NaN */
         const struct probe_by *by = &p->by;
         double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
         unsigned slot = x < by->lo ? 0 : at >= by->buckets ? by->buckets + 1 : 1 + (unsigned)at;
@@ -249,7 +261,8 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
         o->totals.slow_spans++;
         if (o->span_clean && same_key(o, ck, o->span + o->key_offset)) {
             o->totals.slow_attributed++;
-            record_rates(o, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span, cur, 1);
+            record_rates(o, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span, cur, 1,
+                         0);
         }
     }
     memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
@@ -297,10 +310,73 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, e, prev, cur, 0);
+    record_rates(o, e, prev, cur, 0, o->trace != NULL);
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
     return flags | TRACE_RATED | TRACE_KEPT;
+}
+
+/*
+ * Paths (signals/path.h). A period belongs to the path that was executing at its start:
+ * the one that completed next after the ring head its first sample read. That path may
+ * still be running when the period is aggregated, so the period waits, as its two
+ * samples and a word of flags, in a FIFO until the head has passed it. Few wait, and
+ * not for long: a path ends at every loop back edge and every return.
+ */
+static inline uint64_t *pending_at(const struct observer *o, unsigned i)
+{
+    return o->pending + (size_t)((o->pending_first + i) % OBSERVER_PENDING) * (1 + 2 * o->stride);
+}
+
+static inline void pending_pop(struct observer *o)
+{
+    o->pending_first = (o->pending_first + 1) % OBSERVER_PENDING;
+    o->pending_n--;
+}
+
+/* The oldest waiting period into its path's entry once its path has completed (or,
+ * when `final`, into the count of those that never did): 1 when it left the queue. */
+static int path_settle(struct observer *o, int final)
+{
+    const uint64_t *w = pending_at(o, 0), *prev = w + 1, *cur = prev + o->stride;
+    uint64_t key[3] = {prev[o->key_offset], 0, 0}; /* thread, function, path number */
+    switch (path_ring_resolve(o->plan.path_ring, prev[o->path_offset] + 1, &key[1], &key[2])) {
+    case PATH_PENDING:
+        if (!final) return 0;
+        o->path_totals.pending++;
+        break;
+    case PATH_OVERWRITTEN:
+        o->path_totals.overwritten++;
+        break;
+    case PATH_RESOLVED: {
+        struct tag_entry *e = tag_table_lookup(&o->paths, key);
+        o->path_totals.resolved++;
+        e->samples++;
+        e->cycles += cur[SAMPLE_CS] - prev[SAMPLE_CS];
+        if (w[0] & TRACE_KEPT) {
+            e->kept++;
+            record_rates(o, e, prev, cur, 0, 0);
+        }
+        break;
+    }
+    }
+    pending_pop(o);
+    return 1;
+}
+
+static void path_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
+                        unsigned flags)
+{
+    if (o->pending_n == OBSERVER_PENDING && !path_settle(o, 0)) {
+        o->path_totals.dropped++;
+        pending_pop(o);
+    }
+    uint64_t *w = pending_at(o, o->pending_n++);
+    w[0] = flags;
+    memcpy(w + 1, prev, o->stride * sizeof *w);
+    memcpy(w + 1 + o->stride, cur, o->stride * sizeof *w);
+    while (o->pending_n && path_settle(o, 0))
+        ;
 }
 
 /* The period as a trace record (docs/trace-format.md), into the ring if it has room. */
@@ -326,6 +402,7 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
         for (unsigned r = 0; r < o->plan.n_rates; r++)
             o->trace_rate[r] = NAN; /* until record_rates says otherwise */
     unsigned flags = account_period(o, prev, cur, busy, last_kept);
+    if (o->plan.path_ring && (flags & TRACE_ATTRIBUTED)) path_period(o, prev, cur, flags);
     if (o->trace) trace_period(o, prev, cur, flags);
 }
 
@@ -400,6 +477,8 @@ void observer_run(struct observer *o)
     }
     o->last_tsc = sample_at(o, n - 1)[SAMPLE_CS];
     aggregate(o, n, busy_first, &last_kept);
+    while (o->pending_n)
+        path_settle(o, 1);
     o->totals.discarded = o->totals.rated - o->totals.kept;
     o->cpu_seconds = thread_cpu_seconds() - cpu0;
 }

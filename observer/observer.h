@@ -54,6 +54,18 @@ struct observer_totals {
     uint64_t slow_spans, slow_attributed;
 };
 
+/* What became of the periods attributed while paths were read (each is one of them). */
+struct path_totals {
+    uint64_t resolved;    /* went to the path that was executing */
+    uint64_t overwritten; /* the ring had wrapped before the path could be read back */
+    uint64_t pending;     /* the path had not completed when the observer stopped */
+    uint64_t dropped;     /* the waiting room was full: a period older than
+                             OBSERVER_PENDING periods whose path had still not completed */
+};
+
+/* Periods that may wait for their path to complete. */
+#define OBSERVER_PENDING 1024
+
 /* Sampling as fast as it can, the observer aggregates every OBSERVER_AGGREGATE TSC
  * cycles, or after OBSERVER_BATCH samples if that comes first. */
 #define OBSERVER_BATCH     256
@@ -78,6 +90,13 @@ struct observer {
     uint64_t slow_last;                       /* start marker of the last slow read */
     uint64_t *span;                           /* the sample that began the current span */
     int span_open, span_clean;
+    /* Paths (plan.path_ring): a period waits in `pending` (prev and cur samples, one
+     * word of flags) until the path it sampled has completed, then goes into `paths`,
+     * keyed (thread, function, path number). */
+    struct tag_table paths;
+    uint64_t *pending;
+    unsigned pending_first, pending_n, path_offset;
+    struct path_totals path_totals;
     /* Tracing (NULL: off): every period goes into this ring, set by the coordinator
      * before the observer runs; trace_rate holds the period's rates meanwhile. */
     struct trace_ring *trace;

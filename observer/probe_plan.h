@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
+#include "path.h"
 #include "shim.h"
 
 #define PROBE_MAX_COUNTERS 16
@@ -75,6 +76,9 @@ struct probe_plan {
     const uint64_t *tag[SHIM_TAG_SLOTS];
     const uint64_t *thread_word; /* which thread the observed CPU runs */
     struct probe_by by;
+    /* The observed thread's Ball-Larus path ring (signals/path.h), or NULL: its head is
+     * read with the tags, and each period is attributed to the path that completed next. */
+    const struct shim_path_ring *path_ring;
 };
 
 static inline unsigned probe_readings(const struct probe_plan *p)

@@ -1,0 +1,40 @@
+/*
+ * sidetable.h -- the compiler pass's side tables in the running process (sidetable.c;
+ * docs/compiler-pass.md says what the pass writes).
+ */
+#ifndef SHIM_LIBSHIM_SIDETABLE_H
+#define SHIM_LIBSHIM_SIDETABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "SHIPAS01", little-endian: the first word of every record. */
+#define SIDETABLE_MAGIC UINT64_C(0x3130534150494853)
+
+/* One record of a `shim_sidetable` section, as the pass lays it out. */
+struct sidetable_record {
+    uint64_t magic;
+    const void *fn;   /* the function's run-time address (relocated by the loader) */
+    const char *json; /* its table: a JSON object, json_len bytes */
+    uint64_t json_len;
+};
+
+/* Every function the pass instrumented in the loaded modules, sorted by address. */
+struct sidetable {
+    const struct sidetable_record **rec;
+    size_t n, cap;
+    int out_of_memory;
+};
+
+/* Nonzero when a loaded module was built with the pass (has a side table). Reads the
+ * modules' files: call at start, not in a hot path. */
+int sidetable_present(void);
+
+/* Collects the records of every loaded module: 0, or -1 out of memory. */
+int sidetable_open(struct sidetable *st);
+void sidetable_close(struct sidetable *st);
+
+/* The record of the function at run-time address fn, or NULL. */
+const struct sidetable_record *sidetable_lookup(const struct sidetable *st, uint64_t fn);
+
+#endif

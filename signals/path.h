@@ -1,0 +1,101 @@
+/*
+ * path.h -- what code built with the compiler pass (signals/pass/) writes, and how the
+ * observer reads it (see path.c and docs/compiler-pass.md).
+ *
+ * The pass stores, inline, with no call into the runtime:
+ *
+ *   slot 8 (SHIM_SLOT_METHOD)  the address of the function executing now, at its entry
+ *                              and after every call it makes returns (the same value
+ *                              the -finstrument-functions hooks store);
+ *   slot 10 (SHIM_SLOT_LOOP)   the loop executing now in that function, as
+ *                              SHIM_LOOP_SIGNAL(function address, loop number): on
+ *                              every back edge, on every loop exit, at entry and after
+ *                              every call returns (loop number 0: in no loop);
+ *
+ * and, for Ball-Larus path profiling, appends each acyclic path the thread completes
+ * (at a loop back edge or a return) to the thread's path ring. The ring is not in the
+ * signal block: it is a per-thread array reached through the initial-exec thread-local
+ * pointer shim_tls_path_ring, which targets a shared dummy ring until the thread is
+ * observed. Appending path r of function f is, in this order:
+ *
+ *     t = ring->head + 1;  ring->head = t;          (relaxed)
+ *     e = &ring->entry[t & (SHIM_PATH_RING - 1)];
+ *     e->fn = f; e->path = r; e->seq = t;           (release stores: kept in order)
+ *
+ * The observer reads ring->head with each sample: a sample that read head s was taken
+ * while the path that completed next, number s + 1, was executing (paths are
+ * intraprocedural: while a callee runs, its paths complete first, and the innermost
+ * path is what executes). It resolves s + 1 later, once head has passed it, by
+ * path_ring_resolve() below.
+ */
+#ifndef SHIM_SIGNALS_PATH_H
+#define SHIM_SIGNALS_PATH_H
+
+#include <stdint.h>
+
+#include "shim.h"
+
+#define SHIM_SLOT_LOOP 10 /* the loop executing now: SHIM_LOOP_SIGNAL(fn, loop) */
+
+/* A loop signal: the function's run-time address (below 2^48 on x86-64) and its loop
+ * number in the function's side table (1, 2, ...; 0: outside every loop). */
+#define SHIM_LOOP_SHIFT            48
+#define SHIM_LOOP_SIGNAL(fn, loop) ((uint64_t)(fn) | ((uint64_t)(loop) << SHIM_LOOP_SHIFT))
+#define SHIM_LOOP_FN(v)            ((uint64_t)(v) & ((UINT64_C(1) << SHIM_LOOP_SHIFT) - 1))
+#define SHIM_LOOP_NUMBER(v)        ((unsigned)((uint64_t)(v) >> SHIM_LOOP_SHIFT))
+
+#define SHIM_PATH_RING 2048 /* entries per thread: a power of two */
+
+struct shim_path_entry {
+    uint64_t seq;  /* the completion number of this path, written last */
+    uint64_t fn;   /* run-time address of the function */
+    uint64_t path; /* its Ball-Larus path number, in [0, number of paths) */
+    uint64_t spare;
+};
+
+struct shim_path_ring {
+    uint64_t head; /* completion number of the last path appended; 0: none yet */
+    uint64_t pad[15];
+    struct shim_path_entry entry[SHIM_PATH_RING];
+} __attribute__((aligned(128)));
+
+/* The calling thread's ring: the shared dummy ring until path_ring_attach(). Exported
+ * for the code the pass generates. */
+SHIM_API extern __thread struct shim_path_ring *shim_tls_path_ring
+    __attribute__((tls_model("initial-exec")));
+
+extern struct shim_path_ring shim_dummy_path_ring;
+
+/* A ring for the calling thread (zeroed, never freed); the one it has if it has one.
+ * NULL when no memory is left. */
+struct shim_path_ring *path_ring_acquire(void);
+void path_ring_attach(struct shim_path_ring *r);
+void path_ring_detach(void);
+
+enum path_resolution {
+    PATH_PENDING = 0,     /* path `seq` has not completed yet: ask again later */
+    PATH_RESOLVED = 1,    /* *fn and *path name it */
+    PATH_OVERWRITTEN = 2, /* the ring wrapped before it was read: unknown */
+};
+
+/* Which path completed as number `seq` (> 0). Safe against the owning thread appending
+ * at the same time: the head is stored before an entry's fields and the entry's seq
+ * after them (x86-64 keeps stores in order), so an entry whose seq matches, read
+ * before a head that has not yet come round to the slot again, was not being
+ * rewritten while it was read. */
+static inline enum path_resolution path_ring_resolve(const struct shim_path_ring *r, uint64_t seq,
+                                                     uint64_t *fn, uint64_t *path)
+{
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    if (head < seq) return PATH_PENDING;
+    if (head - seq >= SHIM_PATH_RING) return PATH_OVERWRITTEN;
+    const struct shim_path_entry *e = &r->entry[seq & (SHIM_PATH_RING - 1)];
+    uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+    if (s != seq) return s < seq ? PATH_PENDING : PATH_OVERWRITTEN;
+    *fn = __atomic_load_n(&e->fn, __ATOMIC_ACQUIRE);
+    *path = __atomic_load_n(&e->path, __ATOMIC_ACQUIRE);
+    head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    return head - seq < SHIM_PATH_RING ? PATH_RESOLVED : PATH_OVERWRITTEN;
+}
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * test_path_ring.c -- specifies how completed Ball-Larus paths are read back
+ * (signals/path.h) and attributed by the observer (observer/observer.c, paths).
+ *
+ * First path_ring_resolve() on rings written by hand: a path not yet completed is
+ * pending, one whose slot was written again is overwritten, one whose head moved but
+ * whose entry is still being written is pending. Then the real observer loop on a
+ * thread while this thread plays a program that appends paths by the protocol the
+ * compiler pass generates: every attributed period is accounted for exactly once
+ * (resolved, overwritten, pending or dropped), the entries name only paths that were
+ * appended, and the resolved periods' cycles and samples add up. No timing is asserted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "observer.h"
+#include "observer_thread.h"
+#include "path.h"
+
+#define FN_A 0x401000u
+#define FN_B 0x402000u
+
+/* The append the pass generates (path.h), in C. */
+static void append(struct shim_path_ring *r, uint64_t fn, uint64_t path)
+{
+    uint64_t t = __atomic_load_n(&r->head, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&r->head, t, __ATOMIC_RELAXED);
+    struct shim_path_entry *e = &r->entry[t & (SHIM_PATH_RING - 1)];
+    __atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->path, path, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->seq, t, __ATOMIC_RELEASE);
+}
+
+static struct shim_path_ring *new_ring(void)
+{
+    struct shim_path_ring *r = aligned_alloc(128, sizeof *r);
+    assert_non_null(r);
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void resolve_cases(void **state)
+{
+    (void)state;
+    struct shim_path_ring *r = new_ring();
+    uint64_t fn = 0, path = 0;
+    assert_int_equal(path_ring_resolve(r, 1, &fn, &path), PATH_PENDING);
+    append(r, FN_A, 3);
+    append(r, FN_B, 0);
+    assert_int_equal(path_ring_resolve(r, 1, &fn, &path), PATH_RESOLVED);
+    assert_int_equal(fn, FN_A);
+    assert_int_equal(path, 3);
+    assert_int_equal(path_ring_resolve(r, 2, &fn, &path), PATH_RESOLVED);
+    assert_int_equal(fn, FN_B);
+    assert_int_equal(path, 0);
+    assert_int_equal(path_ring_resolve(r, 3, &fn, &path), PATH_PENDING);
+
+    /* the head has moved to 3 but the entry is not written yet */
+    r->head = 3;
+    assert_int_equal(path_ring_resolve(r, 3, &fn, &path), PATH_PENDING);
+    r->entry[3].fn = FN_A, r->entry[3].path = 7, r->entry[3].seq = 3;
+    assert_int_equal(path_ring_resolve(r, 3, &fn, &path), PATH_RESOLVED);
+    assert_int_equal(path, 7);
+
+    /* a whole ring later, slot 1 holds another path */
+    for (unsigned i = 0; i < SHIM_PATH_RING; i++)
+        append(r, FN_B, 1);
+    assert_int_equal(path_ring_resolve(r, 1, &fn, &path), PATH_OVERWRITTEN);
+    assert_int_equal(path_ring_resolve(r, 3, &fn, &path), PATH_OVERWRITTEN);
+    assert_int_equal(path_ring_resolve(r, 5, &fn, &path), PATH_RESOLVED);
+    assert_int_equal(fn, FN_B);
+    /* the head has come round to a slot whose entry is not rewritten yet: the old
+     * entry must not be taken for the new one, nor the new one's number for the old */
+    uint64_t h = r->head + 1;
+    r->head = h;
+    assert_int_equal(path_ring_resolve(r, h - SHIM_PATH_RING, &fn, &path), PATH_OVERWRITTEN);
+    assert_int_equal(path_ring_resolve(r, h, &fn, &path), PATH_PENDING);
+    free(r);
+}
+
+static void spin(uint64_t cycles)
+{
+    uint64_t t = __rdtsc();
+    while (__rdtsc() - t < cycles)
+        ;
+}
+
+static const uint64_t thread_word = 4242;
+
+/* Runs the observer while this thread completes paths: function A's path 0 (long) and
+ * path 1 (short), function B's path 2, in turn; then, when `hang`, it starts a path
+ * that never completes before the stop. */
+static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang)
+{
+    static uint64_t tag = 1;
+    struct probe_plan plan = {0};
+    plan.n_tags = 1;
+    plan.tag[0] = &tag;
+    plan.thread_word = &thread_word;
+    plan.path_ring = ring;
+    struct observer_params params = {
+        .period = period,
+        .jitter = 0.5,
+        .dte_tolerance = 0.01,
+        .max_tags = 64,
+        .max_period = observer_default_max_period(period, 0.5),
+        .seed = 99,
+    };
+    assert_int_equal(hist_spec_init(&params.hist, 100, 0, 4), 0);
+    assert_int_equal(observer_init(o, &plan, &params), 0);
+    struct observer_thread_run th;
+    assert_int_equal(observer_thread_start(&th, o), 0);
+    double end = now_ns() + 40e6;
+    while (now_ns() < end) {
+        spin(6000);
+        append(ring, FN_A, 0);
+        spin(2000);
+        append(ring, FN_A, 1);
+        spin(2000);
+        append(ring, FN_B, 2);
+    }
+    if (hang) {
+        double until = now_ns() + 2e6; /* a path still running when the observer stops */
+        while (now_ns() < until)
+            ;
+    }
+    observer_request_stop(o);
+    assert_int_equal(observer_thread_join(&th), 0);
+}
+
+static void check_paths(const struct observer *o)
+{
+    const struct path_totals *pt = &o->path_totals;
+    const struct tag_table *t = &o->paths;
+    uint64_t attributed = o->totals.total - o->totals.interrupted;
+    assert_true(attributed > 0);
+    assert_int_equal(pt->resolved + pt->overwritten + pt->pending + pt->dropped, attributed);
+    uint64_t samples = 0, kept = 0;
+    for (uint32_t i = 0; i < t->n_entries; i++) {
+        const uint64_t *k = tag_table_key(t, i);
+        assert_int_equal(k[0], thread_word);
+        int known = (k[1] == FN_A && (k[2] == 0 || k[2] == 1)) || (k[1] == FN_B && k[2] == 2);
+        assert_true(known);
+        samples += t->entry[i].samples;
+        kept += t->entry[i].kept;
+        assert_true(t->entry[i].kept <= t->entry[i].samples);
+    }
+    assert_int_equal(samples + tag_table_other((struct tag_table *)t)->samples, pt->resolved);
+    assert_true(kept <= o->totals.kept);
+}
+
+static void attributes_every_period_once(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    run(&o, ring, 1000, 0);
+    check_paths(&o);
+    assert_true(o.path_totals.resolved > 0);
+    assert_int_equal(o.paths.n_entries, 3);
+    observer_free(&o);
+    free(ring);
+}
+
+static void fastest_and_pending_at_stop(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    run(&o, ring, 0, 1);
+    check_paths(&o);
+    /* the samples of the last 2 ms belong to a path that never completed */
+    assert_true(o.path_totals.pending > 0);
+    observer_free(&o);
+    free(ring);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(resolve_cases),
+        cmocka_unit_test(attributes_every_period_once),
+        cmocka_unit_test(fastest_and_pending_at_stop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
