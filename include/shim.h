@@ -107,6 +107,15 @@ SHIM_API int shim_start(const struct shim_config *cfg);
 /* Stop observing and write the profile. Also runs at exit if not called. */
 SHIM_API int shim_stop(void);
 
+/* Observe the calling thread too: give it a signal block of its own (its tags and
+ * counters), so that samples taken while it runs on an observed CPU are its own
+ * (README, "Threads"). Threads created while shim is observing do this by themselves
+ * before they run; a thread that exists before shim_start() calls it. A thread's block
+ * goes back to the pool when the thread exits, or with shim_thread_detach().
+ * Returns 0, SHIM_ENOTSTARTED, or SHIM_ENOMEM when every block is taken. */
+SHIM_API int shim_thread_attach(void);
+SHIM_API int shim_thread_detach(void);
+
 /* Nonzero while an observer is running. */
 SHIM_API int shim_running(void);
 

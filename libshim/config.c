@@ -31,6 +31,7 @@ void config_defaults(struct shim_settings *s)
     snprintf(s->output, sizeof s->output, "%s", SHIM_DEFAULT_OUTPUT);
     s->cfg.output = s->output;
     s->slow_period = SHIM_DEFAULT_SLOW;
+    s->observers = 1;
 }
 
 void shim_config_init(struct shim_config *cfg)
@@ -399,6 +400,56 @@ static int var_by(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static const char *const alloc_modes[] = {
+    [ALLOC_AUTO] = "auto", [ALLOC_ON] = "on", [ALLOC_OFF] = "off"};
+
+const char *config_alloc_name(enum alloc_mode m)
+{
+    return alloc_modes[m];
+}
+
+/* The index of word v in a table of n names, or -1. */
+static int word_index(const char *v, const char *const *names, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) return (int)i;
+    return -1;
+}
+
+static int var_alloc(struct shim_settings *s, const char *v)
+{
+    int i = word_index(v, alloc_modes, sizeof alloc_modes / sizeof *alloc_modes);
+    if (i < 0) return -1;
+    s->alloc = (enum alloc_mode)i;
+    return 0;
+}
+
+/* SHIM_OBSERVERS: how many observers (each with an observed CPU of its own), or auto. */
+static int var_observers(struct shim_settings *s, const char *v)
+{
+    uint64_t n;
+    if (!strcmp(v, "auto")) return s->observers = 0, 0;
+    if (parse_u64(v, SHIM_MAX_OBSERVERS, &n) != 0 || n == 0) return -1;
+    s->observers = (unsigned)n;
+    return 0;
+}
+
+static const char *const thread_id_modes[] = {
+    [THREAD_ID_AUTO] = "auto", [THREAD_ID_BPF] = "bpf", [THREAD_ID_PINNED] = "pinned"};
+
+const char *config_thread_id_name(enum thread_id_mode m)
+{
+    return thread_id_modes[m];
+}
+
+static int var_thread_id(struct shim_settings *s, const char *v)
+{
+    int i = word_index(v, thread_id_modes, sizeof thread_id_modes / sizeof *thread_id_modes);
+    if (i < 0) return -1;
+    s->thread_id = (enum thread_id_mode)i;
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -446,6 +497,9 @@ const struct config_var config_vars[] = {
      "Y:X[:BUCKETS[:LO:HI]], two different rate names, 1 <= BUCKETS <= 100000, LO < HI "
      "(mem_per_100c:ipc:40:0:4)",
      var_by},
+    {"SHIM_ALLOC", "auto, on or off", var_alloc},
+    {"SHIM_THREAD_ID", "auto, bpf or pinned", var_thread_id},
+    {"SHIM_OBSERVERS", "auto or a number of observers from 1 to 64", var_observers},
     {NULL, NULL, NULL},
 };
 

@@ -24,22 +24,36 @@
 #define SHIM_MIN_TRACE       ((uint64_t)64 << 10)
 #define SHIM_MAX_TRACE       ((uint64_t)64 << 30)
 
+/* SHIM_ALLOC: read jemalloc's per-thread counters when the program runs on it (auto),
+ * and say why not when it does not (on), or never (off). */
+enum alloc_mode { ALLOC_AUTO, ALLOC_ON, ALLOC_OFF };
+
+/* SHIM_THREAD_ID: where the observer learns which thread runs on the observed CPU: BPF
+ * where it can be loaded (auto), BPF or an error (bpf), or never: the thread that called
+ * shim_start() (pinned). */
+enum thread_id_mode { THREAD_ID_AUTO, THREAD_ID_BPF, THREAD_ID_PINNED };
+
+#define SHIM_MAX_OBSERVERS 64
+
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */
     char output[PATH_MAX];
     char rates[512];                              /* SHIM_RATES as given ("" = none) */
     char event_names[EVENTS_MAX][EVENT_NAME_MAX]; /* SHIM_EVENTS */
     unsigned n_events;
-    enum event_scope event_scope; /* SHIM_EVENT_SCOPE */
-    uint64_t slow_period;         /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
-    int trace_on;                 /* SHIM_TRACE set */
-    char trace[PATH_MAX];         /* its path pattern; "" = beside the profile */
-    uint64_t trace_max;           /* its size limit in bytes */
-    char by_y[64], by_x[64];      /* SHIM_BY: rate y bucketed by rate x ("" = off) */
-    unsigned by_buckets;          /* 20 unless given */
-    double by_lo, by_hi;          /* the span of x; by_lo == by_hi: SHIM_HIST's */
-    int disable;                  /* SHIM_DISABLE=1 */
-    int quiet;                    /* SHIM_QUIET=1: no summary line at stop */
+    enum event_scope event_scope;  /* SHIM_EVENT_SCOPE */
+    uint64_t slow_period;          /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
+    int trace_on;                  /* SHIM_TRACE set */
+    char trace[PATH_MAX];          /* its path pattern; "" = beside the profile */
+    uint64_t trace_max;            /* its size limit in bytes */
+    char by_y[64], by_x[64];       /* SHIM_BY: rate y bucketed by rate x ("" = off) */
+    unsigned by_buckets;           /* 20 unless given */
+    double by_lo, by_hi;           /* the span of x; by_lo == by_hi: SHIM_HIST's */
+    int disable;                   /* SHIM_DISABLE=1 */
+    int quiet;                     /* SHIM_QUIET=1: no summary line at stop */
+    enum alloc_mode alloc;         /* SHIM_ALLOC: jemalloc's per-thread byte counters */
+    enum thread_id_mode thread_id; /* SHIM_THREAD_ID */
+    unsigned observers;            /* SHIM_OBSERVERS: 1 unless given; 0: auto */
 };
 
 /* One environment variable the configuration knows. */
@@ -80,6 +94,12 @@ struct rate_spec {
  * is wrong in why. Names are resolved later, against the counters read. */
 int config_parse_rates(const char *spec, struct rate_spec *out, unsigned max, char *why,
                        size_t whylen);
+
+/* SHIM_ALLOC's value as written: "auto", "on" or "off". */
+const char *config_alloc_name(enum alloc_mode m);
+
+/* SHIM_THREAD_ID's value as written: "auto", "bpf" or "pinned". */
+const char *config_thread_id_name(enum thread_id_mode m);
 
 /* Expand %p, %e, %% of an output pattern. Returns 0 or -1 (too long, or an unknown
  * %-sequence). */

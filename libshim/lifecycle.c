@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "alloc_signal.h"
 #include "cct.h"
 #include "names.h"
 #include "path.h"
@@ -32,6 +33,8 @@
 #include "signal_block.h"
 #include "symbols.h"
 #include "termination.h"
+#include "thread_identity.h"
+#include "threads.h"
 
 extern char **environ;
 
@@ -241,23 +244,30 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     uint32_t cct_slots = instrumented ? (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT) : 0;
     /* and, for code built with the compiler pass, the method and loop slots and the
      * thread's path ring */
-    if (sidetable_present()) {
+    r->pass = sidetable_present();
+    if (r->pass) {
         cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_LOOP);
-        struct shim_path_ring *ring = path_ring_acquire();
-        if (ring) {
+        /* paths only where code appends them (not built with SHIM_PASS=method,loop) */
+        p->paths = symbols_referenced("shim_tls_path_ring");
+    }
+    if (p->paths) {
+        struct shim_path_ring *ring = path_ring_acquire(b);
+        if (ring)
             path_ring_attach(ring);
-            p->path_ring = ring;
-        } else {
-            run_complain(c->strict, "paths are not attributed",
+        else
+            run_complain(c->strict, "its paths are not attributed",
                          "no memory for the thread's path ring");
-        }
     }
     r->n_tag_slots =
         slots_of(c->tag_slots, names_tag_slots_named() | cct_slots, 1, SHIM_TAG_SLOTS, r->tag_slot);
     r->n_counter_slots =
         slots_of(c->counter_slots, names_counters_named(), 0, SHIM_COUNTER_SLOTS, r->counter_slot);
-    for (unsigned i = 0; i < r->n_tag_slots; i++)
-        p->tag[p->n_tags++] = &b->tag[r->tag_slot[i]];
+    /* read from the block of whichever thread the thread word names */
+    p->registry = &signal_registry;
+    for (unsigned i = 0; i < r->n_tag_slots; i++) {
+        if (r->tag_slot[i] == SHIM_SLOT_METHOD) p->method_tag = p->n_tags + 1;
+        p->tag_slot[p->n_tags++] = r->tag_slot[i];
+    }
     int rc = 0;
     if (hardware_default_rates(r, p) != 0)
         rc = fail(SHIM_EINVAL, c->strict, "SHIM_EVENTS: more than %d rates", PROBE_MAX_RATES);
@@ -277,12 +287,13 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
         rc_->scale = c->counter_scale[slot];
         rc_->fd = -1;
         r->n_counters = at + 1;
-        p->sw[p->n_sw++].word = &b->counter[slot];
+        p->sw[p->n_sw++].slot = (int)slot;
         p->mask[at] = ~(uint64_t)0;
         if (run_add_rate(r, p, (int)at, PROBE_RATE_PER_TSC, rc_->scale, rc_->name, NULL) != 0)
             rc = fail(SHIM_EINVAL, c->strict, "more than %d rates", PROBE_MAX_RATES);
     }
-    p->thread_word = &r->thread_word;
+    p->thread_word = r->identity ? r->identity_word : &r->thread_word;
+    if (rc == 0) rc = alloc_signal_plan(r, b, p); /* before SHIM_RATES, which may name it */
     if (rc == 0) rc = plan_derived_rates(r, p);
     if (rc == 0) rc = plan_by(r, p);
     names_unlock();
@@ -325,27 +336,161 @@ static int place(struct shim_run *r)
     return 0;
 }
 
-/* Start the observer thread pinned on its CPU with every signal blocked (the program's
- * handlers must never run on it). */
-static int launch(struct shim_run *r)
+/*
+ * Which thread runs on the observed CPU: from BPF (thread_identity.c), whose word the
+ * observer then reads, or else the observed thread's id, a constant (README, "Threads").
+ * The calling thread is pinned to the observed CPU already.
+ */
+static int open_identity(struct shim_run *r)
+{
+    enum thread_id_mode mode = r->settings.thread_id;
+    int cpu;
+    uint64_t tid;
+    if (mode == THREAD_ID_PINNED) {
+        snprintf(r->identity_why, sizeof r->identity_why, "SHIM_THREAD_ID=pinned");
+        return 0;
+    }
+    if (thread_identity_open(&r->ti, r->identity_why, sizeof r->identity_why) != 0 ||
+        thread_identity_prime(r->ti, &cpu, &tid, r->identity_why, sizeof r->identity_why) != 0) {
+        thread_identity_close(r->ti);
+        r->ti = NULL;
+        if (mode == THREAD_ID_BPF)
+            return fail(SHIM_EINVAL, r->settings.cfg.strict, "SHIM_THREAD_ID=bpf: %s",
+                        r->identity_why);
+        return 0;
+    }
+    r->identity = 1;
+    r->identity_word = thread_identity_word(r->ti, r->placement.observed_cpu);
+    return 0;
+}
+
+/* An observer thread pinned on cpu with every signal blocked (the program's handlers
+ * must never run on it): 0 or the pthread_create error. */
+static int spawn_observer(pthread_t *t, int cpu, void *(*fn)(void *), void *arg)
 {
     pthread_attr_t attr;
     cpu_set_t one;
     sigset_t all, old;
     CPU_ZERO(&one);
-    CPU_SET(r->placement.observer_cpu, &one);
+    CPU_SET(cpu, &one);
     pthread_attr_init(&attr);
     pthread_attr_setaffinity_np(&attr, sizeof one, &one);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&r->thread, &attr, observer_main, r);
+    int err = threads_create_internal(t, &attr, fn, arg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
+    if (!err) pthread_setname_np(*t, "shim-observer");
+    return err;
+}
+
+static int launch(struct shim_run *r)
+{
+    int err = spawn_observer(&r->thread, r->placement.observer_cpu, observer_main, r);
     if (err)
         return fail(SHIM_ETHREAD, r->settings.cfg.strict, "cannot start the observer on CPU %d: %s",
                     r->placement.observer_cpu, strerror(err));
-    pthread_setname_np(r->thread, "shim-observer");
     return 0;
+}
+
+static void *extra_main(void *arg)
+{
+    observer_run(&((struct run_observer *)arg)->obs);
+    return NULL;
+}
+
+/*
+ * Observers beyond the first (SHIM_OBSERVERS; auto: one per pair of the CPUs the process
+ * may use). Each takes an observed CPU and the CPU nearest it from those still free,
+ * as the first did, and reads the same signals with the same plan, except for the thread
+ * word: BPF's word of its own observed CPU, or (without BPF) the id of the thread that
+ * attach_thread() pins there. Their tables are added to the first observer's at the
+ * stop. Hardware events are opened for one observer's CPU and thread, so with events
+ * there is one observer. Whatever cannot be placed is said once; the run goes on with
+ * the observers it has.
+ */
+static void start_extra_observers(struct shim_run *r, const struct probe_plan *plan,
+                                  const struct observer_params *params)
+{
+    unsigned want =
+        r->settings.observers ? r->settings.observers : (unsigned)CPU_COUNT(&r->saved_affinity) / 2;
+    const char *more = "observing with fewer";
+    char why[512];
+    hwloc_topology_t topo;
+    if (want <= 1) return;
+    if (plan->n_hw) {
+        run_complain(0, "one observer reads them",
+                     "SHIM_OBSERVERS=%u: hardware events are opened for one observer", want);
+        return;
+    }
+    r->extra = aligned_alloc(64, (want - 1) * sizeof *r->extra);
+    if (!r->extra || topology_load(&topo, why, sizeof why) != 0) {
+        run_complain(0, more, "SHIM_OBSERVERS=%u: %s", want, r->extra ? why : "out of memory");
+        return;
+    }
+    memset(r->extra, 0, (want - 1) * sizeof *r->extra);
+    cpu_set_t left = r->saved_affinity;
+    CPU_CLR(r->placement.observed_cpu, &left);
+    CPU_CLR(r->placement.observer_cpu, &left);
+    while (r->n_extra + 1 < want) {
+        struct run_observer *x = &r->extra[r->n_extra];
+        int first = 0;
+        while (first < CPU_SETSIZE && !CPU_ISSET(first, &left))
+            first++;
+        if (CPU_COUNT(&left) < 2) {
+            run_complain(0, more, "SHIM_OBSERVERS=%u: only %u fit on the CPUs this process may use",
+                         want, r->n_extra + 1);
+            break;
+        }
+        if (placement_choose(topo, &left, first, -1, &x->placement, why, sizeof why) != 0) {
+            run_complain(0, more, "SHIM_OBSERVERS=%u: %s", want, why);
+            break;
+        }
+        CPU_CLR(x->placement.observed_cpu, &left);
+        CPU_CLR(x->placement.observer_cpu, &left);
+        struct probe_plan p = *plan;
+        struct observer_params pp = *params;
+        p.thread_word =
+            r->identity ? thread_identity_word(r->ti, x->placement.observed_cpu) : &x->thread_word;
+        pp.seed ^= (uint64_t)(r->n_extra + 1) * 0x9e3779b97f4a7c15ull;
+        if (observer_init(&x->obs, &p, &pp) != 0) {
+            run_complain(0, more, "SHIM_OBSERVERS=%u: out of memory for another observer", want);
+            break;
+        }
+        int err = spawn_observer(&x->thread, x->placement.observer_cpu, extra_main, x);
+        if (err) {
+            observer_free(&x->obs);
+            run_complain(0, more, "SHIM_OBSERVERS=%u: cannot start an observer on CPU %d: %s", want,
+                         x->placement.observer_cpu, strerror(err));
+            break;
+        }
+        CPU_SET(x->placement.observed_cpu, &r->observed_cpus);
+        r->n_extra++;
+    }
+    hwloc_topology_destroy(topo);
+}
+
+/* Stops the other observers and adds what they found to the first one's. */
+static void stop_extra_observers(struct shim_run *r)
+{
+    for (unsigned k = 0; k < r->n_extra; k++)
+        observer_request_stop(&r->extra[k].obs);
+    r->samples0 = r->obs.totals.total;
+    for (unsigned k = 0; k < r->n_extra; k++) {
+        struct run_observer *x = &r->extra[k];
+        pthread_join(x->thread, NULL);
+        x->samples = x->obs.totals.total;
+        observer_merge(&r->obs, &x->obs);
+    }
+}
+
+static void free_extra_observers(struct shim_run *r)
+{
+    for (unsigned k = 0; k < r->n_extra; k++)
+        observer_free(&r->extra[k].obs);
+    free(r->extra);
+    r->extra = NULL;
+    r->n_extra = 0;
 }
 
 static void stop_at_exit(void)
@@ -499,10 +644,11 @@ static int start_locked(const struct shim_config *cfg)
         cct_republish(); /* the context so far, into the block the observer reads */
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;
+        rc = open_identity(r);
         memset(&plan, 0, sizeof plan);
         sem_init(&r->observer_ready, 0, 0);
         sem_init(&r->observer_go, 0, 0);
-        int launched = (rc = launch(r)) == 0;
+        int launched = rc == 0 && (rc = launch(r)) == 0;
         if (launched)
             while (sem_wait(&r->observer_ready) != 0) /* its thread id, for its events */
                 ;
@@ -514,7 +660,7 @@ static int start_locked(const struct shim_config *cfg)
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
         size_t need = tag_table_bytes(1 + plan.n_tags, plan.n_rates, c->max_tags, &params.hist);
-        if (plan.path_ring) /* and the paths' table, the same size */
+        if (plan.paths) /* and the paths' table, the same size */
             need += tag_table_bytes(3, plan.n_rates, c->max_tags, &params.hist);
         if (rc == 0 && need > SHIM_MAX_TABLE_BYTES)
             rc = fail(SHIM_EINVAL, c->strict,
@@ -544,6 +690,9 @@ static int start_locked(const struct shim_config *cfg)
                 run_complain(c->strict, "no trace is written", "SHIM_TRACE: %s", why);
             }
         }
+        CPU_ZERO(&r->observed_cpus);
+        CPU_SET(r->placement.observed_cpu, &r->observed_cpus);
+        if (rc == 0) start_extra_observers(r, &plan, &params);
         if (launched) {
             r->observer_abort = rc != 0;
             sem_post(&r->observer_go);
@@ -551,6 +700,7 @@ static int start_locked(const struct shim_config *cfg)
         }
         if (rc != 0) hardware_close(r);
     }
+    if (rc != 0) thread_identity_close(r->ti);
     if (rc != 0) {
         if (r->pinned) sched_setaffinity(0, sizeof r->saved_affinity, &r->saved_affinity);
         free(r);
@@ -642,6 +792,7 @@ int shim_stop(void)
     struct shim_run *r = run;
     observer_request_stop(&r->obs);
     pthread_join(r->thread, NULL);
+    stop_extra_observers(r);
     hardware_check(r);
     if (r->tracing) {
         trace_writer_stop(&r->trace);
@@ -669,11 +820,96 @@ int shim_stop(void)
         summary(r);
     }
     observer_free(&r->obs);
+    free_extra_observers(r);
     hardware_close(r);
+    thread_identity_close(r->ti);
     if (r->tracing) trace_writer_free(&r->trace);
     free(r);
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+/*
+ * Another thread of the program joins the run (threads.c, or the program's own call).
+ * It gets a block, a path ring when the program has paths, and its calling-context
+ * slots. Where the thread word comes from BPF (the thread actually running on the
+ * observed CPU), the thread is confined to the observed CPU, so every moment it runs
+ * is seen and told apart from the others. Without it, the thread word is the thread
+ * that called shim_start(): another thread on that CPU would be taken for it, so the
+ * thread stays off the observed CPU where it can (and is not observed), and shim says
+ * once why it cannot do better (README, "Threads").
+ */
+static int attach_thread(struct shim_run *r)
+{
+    pid_t tid = gettid();
+    if (tid == r->observed_tid || shim_tls_block != &shim_dummy_block) return 0; /* already */
+    struct shim_block *b = signal_block_acquire();
+    if (!b) {
+        if (!r->said_full++)
+            fprintf(stderr, "shim: more than %d threads observed at once; thread %d is not\n",
+                    SIGNAL_BLOCK_POOL, (int)tid);
+        return SHIM_ENOMEM;
+    }
+    signal_block_attach(b);
+    if (r->obs.plan.paths) {
+        struct shim_path_ring *ring = path_ring_acquire(b);
+        if (ring) path_ring_attach(ring);
+    }
+    cct_republish();
+    alloc_signal_attach(r, b);
+    if (r->attached < RUN_MAX_THREADS) {
+        r->thread_tid[r->attached] = tid;
+        run_thread_name(tid, r->thread_name[r->attached], RUN_THREAD_NAME);
+    }
+    r->attached++;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    struct run_observer *free_cpu = NULL;
+    for (unsigned k = 0; k < r->n_extra && !free_cpu; k++)
+        if (!__atomic_load_n(&r->extra[k].thread_word, __ATOMIC_RELAXED)) free_cpu = &r->extra[k];
+    if (r->identity) {
+        set = r->observed_cpus;
+    } else if (free_cpu) { /* one thread per observed CPU: this one gets the next */
+        CPU_SET(free_cpu->placement.observed_cpu, &set);
+        __atomic_store_n(&free_cpu->thread_word, (uint64_t)tid, __ATOMIC_RELAXED);
+    } else {
+        set = r->saved_affinity;
+        CPU_CLR(r->placement.observed_cpu, &set);
+        CPU_CLR(r->placement.observer_cpu, &set);
+        if (!r->said_identity++)
+            fprintf(stderr,
+                    "shim: thread %d joins the run, but shim cannot tell threads apart on CPU "
+                    "%d (%s): only thread %d is observed there%s\n",
+                    (int)tid, r->placement.observed_cpu, r->identity_why, (int)r->observed_tid,
+                    CPU_COUNT(&set) ? "; the others run on the other CPUs"
+                                    : ", and samples of others that run there count as its own");
+    }
+    if (CPU_COUNT(&set)) sched_setaffinity(0, sizeof set, &set);
+    return 0;
+}
+
+void lifecycle_thread_leaving(void)
+{
+    pthread_mutex_lock(&lock);
+    pid_t tid = gettid();
+    for (unsigned i = 0; state == RUNNING && i < run->attached && i < RUN_MAX_THREADS; i++)
+        if (run->thread_tid[i] == tid) run_thread_name(tid, run->thread_name[i], RUN_THREAD_NAME);
+    pthread_mutex_unlock(&lock);
+}
+
+int shim_thread_attach(void)
+{
+    pthread_mutex_lock(&lock);
+    int rc = state == RUNNING ? attach_thread(run) : SHIM_ENOTSTARTED;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int shim_thread_detach(void)
+{
+    signal_block_release();
+    path_ring_detach();
+    return 0;
 }
 
 int shim_running(void)

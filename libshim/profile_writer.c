@@ -198,16 +198,23 @@ static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
     return a;
 }
 
+/* Whether the observer read paths. */
+static int o_paths(const struct shim_run *r)
+{
+    return r->obs.pending != NULL;
+}
+
 /* Paths (observer.h): what became of the periods, and an entry per path. */
 static json_t *paths_json(const struct shim_run *r)
 {
     const struct path_totals *pt = &r->obs.path_totals;
     struct tag_table *t = (struct tag_table *)&r->obs.paths;
     json_t *entries = tags_json(r, t);
-    return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ring", SHIM_PATH_RING, "resolved",
-                     jint(pt->resolved), "overwritten", jint(pt->overwritten), "pending",
-                     jint(pt->pending), "dropped", jint(pt->dropped), "distinct",
-                     jint(t->n_entries), "entries", entries ? entries : json_array(), "other",
+    return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ring", SHIM_PATH_RING,
+                     "resolved", jint(pt->resolved), "overwritten", jint(pt->overwritten),
+                     "pending", jint(pt->pending), "dropped", jint(pt->dropped), "none",
+                     jint(pt->none), "distinct", jint(t->n_entries), "entries",
+                     entries ? entries : json_array(), "other",
                      entry_json(r, t, tag_table_other(t), NULL));
 }
 
@@ -222,8 +229,7 @@ static size_t functions_seen(const struct shim_run *r, uint64_t **out)
         if (r->tag_slot[i] == SHIM_SLOT_METHOD) method = (int)i;
         if (r->tag_slot[i] == SHIM_SLOT_LOOP) loop = (int)i;
     }
-    size_t n = 0,
-           cap = 2 * (size_t)tags->n_entries + (r->obs.plan.path_ring ? paths->n_entries : 0);
+    size_t n = 0, cap = 2 * (size_t)tags->n_entries + (o_paths(r) ? paths->n_entries : 0);
     uint64_t *a = *out = malloc((cap ? cap : 1) * sizeof *a);
     if (!a) return 0;
     for (uint32_t e = 0; e < tags->n_entries; e++) {
@@ -231,7 +237,7 @@ static size_t functions_seen(const struct shim_run *r, uint64_t **out)
         if (method >= 0) a[n++] = key[1 + method];
         if (loop >= 0) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
     }
-    for (uint32_t e = 0; r->obs.plan.path_ring && e < paths->n_entries; e++)
+    for (uint32_t e = 0; o_paths(r) && e < paths->n_entries; e++)
         a[n++] = tag_table_key(paths, e)[1];
     return n;
 }
@@ -254,6 +260,7 @@ static json_t *signals_json(const struct shim_run *r, json_t **rates_out)
         json_t *cj =
             json_pack("{s:i, s:o, s:s, s:f, s:i}", "slot", (int)c->slot, "name", jtext(c->name),
                       "kind", c->kind, "scale", c->scale, "width", (int)c->width);
+        if (c->source) json_object_set_new(cj, "source", json_string(c->source));
         if (!strcmp(c->kind, "hardware")) {
             json_object_set_new(cj, "event", jtext(c->event));
             json_object_set_new(cj, "scope", json_string(c->scope));
@@ -304,6 +311,7 @@ static json_t *config_json(const struct shim_run *r)
     json_object_set_new(cj, "events", events);
     json_object_set_new(cj, "event_scope", json_string(event_scope_name(r->settings.event_scope)));
     json_object_set_new(cj, "slow_period", jint(r->settings.slow_period));
+    json_object_set_new(cj, "alloc", json_string(config_alloc_name(r->settings.alloc)));
     return cj;
 }
 
@@ -326,16 +334,52 @@ static json_t *machine_json(const struct shim_run *r)
         r->tsc.invariant, "hwloc_version", hv);
 }
 
+int run_thread_name(pid_t tid, char *name, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    if (!fgets(name, (int)len, f)) name[0] = 0;
+    name[strcspn(name, "\n")] = 0;
+    fclose(f);
+    return 0;
+}
+
+/* A thread of the program by id, with its name now, or as it was when it joined. */
+static json_t *thread_json(pid_t tid, const char *joined_as)
+{
+    char name[RUN_THREAD_NAME];
+    if (run_thread_name(tid, name, sizeof name) != 0) snprintf(name, sizeof name, "%s", joined_as);
+    return json_pack("{s:I, s:o}", "tid", (json_int_t)tid, "name", jtext(name));
+}
+
 static json_t *placement_json(const struct shim_run *r)
 {
     const struct placement *p = &r->placement;
     json_t *allowed = json_array();
     for (int i = 0; i < CPU_SETSIZE; i++)
         if (CPU_ISSET(i, &r->allowed)) json_array_append_new(allowed, json_integer(i));
-    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:I}", "observed_cpu", p->observed_cpu,
-                     "observer_cpu", p->observer_cpu, "relation", p->relation, "shared", p->shared,
-                     "chosen_by", p->user_chosen ? "user" : "shim", "allowed_cpus", allowed,
-                     "observed_tid", (json_int_t)r->observed_tid);
+    json_t *observers = json_array(), *threads = json_array();
+    for (unsigned k = 0; k <= r->n_extra; k++) {
+        const struct placement *q = k ? &r->extra[k - 1].placement : p;
+        uint64_t samples = k ? r->extra[k - 1].samples : r->samples0;
+        json_array_append_new(observers, json_pack("{s:i, s:i, s:s, s:s, s:o}", "observed_cpu",
+                                                   q->observed_cpu, "observer_cpu", q->observer_cpu,
+                                                   "relation", q->relation, "shared", q->shared,
+                                                   "samples", jint(samples)));
+    }
+    json_array_append_new(threads, thread_json(r->observed_tid, r->prog_name));
+    for (unsigned i = 0; i < r->attached && i < RUN_MAX_THREADS; i++)
+        json_array_append_new(threads, thread_json(r->thread_tid[i], r->thread_name[i]));
+    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:I, s:o, s:{s:s, s:o}, s:o, s:o}",
+                     "observed_cpu", p->observed_cpu, "observer_cpu", p->observer_cpu, "relation",
+                     p->relation, "shared", p->shared, "chosen_by",
+                     p->user_chosen ? "user" : "shim", "allowed_cpus", allowed, "observed_tid",
+                     (json_int_t)r->observed_tid, "observers", observers, "thread_identity",
+                     "source", r->identity ? "bpf" : "pinned", "why",
+                     r->identity ? json_null() : jtext(r->identity_why), "threads", threads,
+                     "threads_attached", jint(r->attached));
 }
 
 static json_t *profile_json(const struct shim_run *r)
@@ -385,7 +429,7 @@ static json_t *profile_json(const struct shim_run *r)
                             json_pack("{s:o, s:o, s:i, s:f, s:f}", "rate",
                                       jtext(r->rate[by->y].name), "by", jtext(r->rate[by->x].name),
                                       "buckets", (int)by->buckets, "lo", by->lo, "hi", by->hi));
-    if (root && o->plan.path_ring) json_object_set_new(root, "paths", paths_json(r));
+    if (root && o_paths(r)) json_object_set_new(root, "paths", paths_json(r));
     uint64_t *seen = NULL;
     size_t n_seen = functions_seen(r, &seen);
     if (root && cct_profile_add(root, jtext, seen, n_seen) != 0) {

@@ -17,14 +17,29 @@
 #include "topology.h"
 #include "trace_writer.h"
 
+#define RUN_MAX_THREADS 1024 /* threads the profile lists by id */
+#define RUN_THREAD_NAME 16   /* the kernel's limit, with the terminating 0 */
+
+/* An observer beyond the first (SHIM_OBSERVERS): its own observed CPU and thread word. */
+struct run_observer {
+    struct observer obs;
+    struct placement placement;
+    pthread_t thread;
+    uint64_t samples; /* its periods, before they were added to the first observer's */
+    /* Without BPF: the thread pinned on its observed CPU (0 until one is) */
+    _Alignas(64) uint64_t thread_word;
+};
+
 /* One reading of the plan (same index), as the profile names it. */
 struct run_counter {
     char name[EVENT_LABEL_MAX];
-    char event[256];   /* hardware: libpfm4's fully qualified name */
-    const char *kind;  /* "software" or "hardware" */
-    const char *scope; /* hardware: "core", "observer", "thread" or "uncore" */
-    unsigned slot;     /* software: the counter slot; hardware: the event's place in SHIM_EVENTS */
-    unsigned width;    /* bits before the counter wraps */
+    char event[256];    /* hardware: libpfm4's fully qualified name */
+    const char *kind;   /* "software" or "hardware" */
+    const char *source; /* software: NULL for a signal block's word, "jemalloc" (alloc_signal.c) */
+    const char *scope;  /* hardware: "core", "observer", "thread" or "uncore" */
+    unsigned slot;      /* software: the counter slot (jemalloc's: 0); hardware: the
+                         * event's place in SHIM_EVENTS */
+    unsigned width;     /* bits before the counter wraps */
     double scale;
     char unit[16]; /* what count x scale is in, when the kernel says (MiB); else "" */
     int fd;        /* hardware: the perf event, else -1 */
@@ -69,7 +84,23 @@ struct shim_run {
     pid_t observer_tid;
     sem_t observer_ready, observer_go; /* the observer waits until its plan is complete */
     int observer_abort;
-    int pinned;                        /* the observed thread's affinity was changed */
+    int pinned;     /* the observed thread's affinity was changed */
+    int pass;       /* code built with the compiler pass is loaded */
+    int alloc_read; /* the allocation signal is read (alloc_signal.c) */
+    /* Threads: where the thread word comes from (identity: BPF's word of the observed
+     * CPU, else the observed thread's id, and why), the threads that joined */
+    int identity;
+    struct thread_identity *ti;
+    const volatile uint64_t *identity_word;
+    char identity_why[256];
+    unsigned attached, said_full, said_identity;
+    /* Observers beyond the first, and the CPUs all of them observe */
+    struct run_observer *extra;
+    unsigned n_extra;
+    uint64_t samples0; /* the first observer's periods, before the others' were added */
+    cpu_set_t observed_cpus;
+    pid_t thread_tid[RUN_MAX_THREADS];
+    char thread_name[RUN_MAX_THREADS][RUN_THREAD_NAME]; /* as each was named when it joined */
     _Alignas(64) uint64_t thread_word; /* the observed thread's tid, read by the observer */
 };
 
@@ -98,5 +129,9 @@ int run_add_rate(struct shim_run *r, struct probe_plan *p, int num, int den, dou
 /* Write the profile of a finished run to r->output_path, atomically. Returns 0, or -1
  * with the reason in why. */
 int profile_write(const struct shim_run *r, char *why, size_t whylen);
+
+/* The name the kernel has for thread tid of this process (its comm): 0, or -1 when it
+ * is gone. */
+int run_thread_name(pid_t tid, char *name, size_t len);
 
 #endif

@@ -25,6 +25,7 @@
 #include "events.h"
 #include "machine.h"
 #include "shim.h"
+#include "thread_identity.h"
 #include "topology.h"
 
 static void fact(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,6 +140,15 @@ static int memory_pmus(void)
     return *list != 0;
 }
 
+/* Whether the observer can tell which thread runs on the CPU it samples: a BPF program
+ * on sched_switch, loaded and unloaded here (libshim/thread_identity.c). */
+static void thread_ids(void)
+{
+    char why[512];
+    int yes = thread_identity_available(why, sizeof why);
+    fact("thread ids", "%s%s", yes ? "from BPF: " : "", why);
+}
+
 static void placements(hwloc_topology_t topo)
 {
     cpu_set_t allowed;
@@ -164,9 +174,9 @@ static int usage(FILE *out, int status)
     fprintf(out, "usage: shim-info [--help]\n\n"
                  "Print what this machine offers shim: CPU and topology, TSC, the PMUs the "
                  "kernel and\nlibpfm4 see, perf_event_paranoid, rdpmc, any-thread "
-                 "counting, whether cycles and\ninstructions can be counted, the observer "
-                 "placement for a thread on each CPU, and a\none-line verdict. Changes "
-                 "nothing.\n");
+                 "counting, whether cycles and\ninstructions can be counted, whether BPF can "
+                 "tell which thread runs on a CPU, the\nobserver placement for a thread on "
+                 "each CPU, and a one-line verdict. Changes nothing.\n");
     return status;
 }
 
@@ -230,6 +240,7 @@ int main(int argc, char **argv)
     int instr_err = pfm == PFM_SUCCESS ? probe_event("instructions", why2, sizeof why2) : ENOSYS;
     fact("instructions", "%s", pfm == PFM_SUCCESS ? why2 : "not probed (libpfm4 unavailable)");
     int memory = memory_pmus();
+    thread_ids();
     placements(topo);
     hwloc_topology_destroy(topo);
 

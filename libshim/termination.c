@@ -19,6 +19,7 @@
  * raise, getpid, write.
  */
 #include "termination.h"
+#include "threads.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -86,7 +87,7 @@ void termination_install(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the writer inherits a full mask */
-    int err = pthread_create(&writer, &attr, writer_main, NULL);
+    int err = threads_create_internal(&writer, &attr, writer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (err) return; /* then the atexit handler is all there is */

@@ -10,6 +10,8 @@
  */
 #include "trace_writer.h"
 
+#include "threads.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -115,7 +117,7 @@ int trace_writer_start(struct trace_writer *w, const char *path, uint64_t max_by
     pthread_attr_setaffinity_np(&attr, sizeof *cpus, cpus);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&w->thread, &attr, writer_main, w);
+    int err = threads_create_internal(&w->thread, &attr, writer_main, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (err) {

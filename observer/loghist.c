@@ -56,3 +56,15 @@ double loghist_quantile(const struct loghist *h, double q)
     }
     return h->max;
 }
+
+void loghist_merge(struct loghist *dst, const struct loghist *src)
+{
+    for (uint32_t i = 0; i < dst->nbuckets && i < src->nbuckets; i++)
+        dst->bucket[i] += src->bucket[i];
+    dst->underflow += src->underflow;
+    dst->overflow += src->overflow;
+    dst->count += src->count;
+    dst->sum += src->sum;
+    dst->min = src->min < dst->min ? src->min : dst->min;
+    dst->max = src->max > dst->max ? src->max : dst->max;
+}

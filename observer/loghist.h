@@ -28,6 +28,8 @@ struct loghist {
 int loghist_init(struct loghist *h, int sub_bits, int exp_min, int exp_max);
 void loghist_free(struct loghist *h);
 void loghist_reset(struct loghist *h);
+/* Adds src's values to dst (made by loghist_init with the same parameters). */
+void loghist_merge(struct loghist *dst, const struct loghist *src);
 
 /* Index of the bucket holding v, or -1 below the range, or nbuckets above it. */
 static inline int64_t loghist_index(const struct loghist *h, double v)

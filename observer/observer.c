@@ -32,6 +32,9 @@
  * together are the key of the tag table. */
 enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_DUE = 2, SAMPLE_C = 3 };
 
+/* Words of a period waiting for its path: flags, next completion number, two samples. */
+#define PENDING_WORDS(o) (2 + 2 * (size_t)(o)->stride)
+
 static inline uint64_t *sample_at(const struct observer *o, unsigned i)
 {
     return o->batch + (size_t)i * o->stride;
@@ -53,7 +56,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     o->params = *params;
     if (!o->plan.thread_word) o->plan.thread_word = &no_thread_word;
     if (probe_readings(plan) > PROBE_MAX_COUNTERS || plan->n_rates > PROBE_MAX_RATES ||
-        plan->n_tags > SHIM_TAG_SLOTS)
+        plan->n_tags > SHIM_TAG_SLOTS || plan->method_tag > plan->n_tags)
         return -1;
     /* fast hardware counters first, then the slow ones; an own count is a fast reading */
     while (o->n_fast < plan->n_hw && !plan->hw[o->n_fast].slow)
@@ -85,9 +88,10 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
     o->stride = o->key_offset + 1 + plan->n_tags;
-    if (plan->path_ring) { /* the ring's head, after the key */
-        o->path_offset = o->stride++;
-        o->pending = calloc((size_t)OBSERVER_PENDING * (1 + 2 * o->stride), sizeof *o->pending);
+    if (plan->path_ring || plan->paths) { /* the ring's head and the ring, after the key */
+        o->path_offset = o->stride;
+        o->stride += 2;
+        o->pending = calloc((size_t)OBSERVER_PENDING * PENDING_WORDS(o), sizeof *o->pending);
         if (!o->pending ||
             tag_table_init(&o->paths, 3, plan->n_rates, params->max_tags, &params->hist) != 0) {
             observer_free(o);
@@ -152,6 +156,18 @@ void observer_request_stop(struct observer *o)
  * tags come last, after every counter, so that a span of the slow counters sees each tag
  * value read inside it (track_span).
  */
+/* o->block: the block of thread `tid`, looked up again only when the thread changed or
+ * its block changed hands. */
+static inline void observer_find_block(struct observer *o, uint64_t tid)
+{
+    const struct signal_registry *r = o->plan.registry;
+    if (tid == o->block_tid &&
+        (!o->block || __atomic_load_n(&r->owner[o->block_index], __ATOMIC_ACQUIRE) == tid))
+        return;
+    o->block_tid = tid;
+    o->block = signal_block_find(r, tid, &o->block_index);
+}
+
 static inline void take_sample(struct observer *o, uint64_t *s)
 {
     const struct probe_plan *p = &o->plan;
@@ -164,8 +180,13 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         c[i] = probe_hw_read(&p->hw[i]);
     }
     s[SAMPLE_CE] = tsc_marker();
+    if (p->registry) { /* the running thread, and its block */
+        key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
+        observer_find_block(o, key[0]);
+    }
     for (unsigned i = 0; i < p->n_sw; i++) {
-        c[p->n_hw + i] = probe_sw_read(&p->sw[i]);
+        c[p->n_hw + i] =
+            p->registry ? probe_sw_read_block(&p->sw[i], o->block) : probe_sw_read(&p->sw[i]);
         t_late[p->n_hw + i] = tsc_marker();
     }
     s[SAMPLE_DUE] = o->n_fast < p->n_hw && s[SAMPLE_CS] - o->slow_last >= o->params.slow_period;
@@ -176,10 +197,26 @@ static inline void take_sample(struct observer *o, uint64_t *s)
             t_late[i] = tsc_marker();
         }
     }
-    key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
+    if (!p->registry) {
+        key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
+        for (unsigned i = 0; i < p->n_tags; i++)
+            key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
+        if (p->path_ring) {
+            s[o->path_offset] = __atomic_load_n(&p->path_ring->head, __ATOMIC_RELAXED);
+            s[o->path_offset + 1] = (uintptr_t)p->path_ring;
+        }
+        return;
+    }
+    const struct shim_block *b = o->block;
     for (unsigned i = 0; i < p->n_tags; i++)
-        key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
-    if (p->path_ring) s[o->path_offset] = __atomic_load_n(&p->path_ring->head, __ATOMIC_RELAXED);
+        key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
+    if (!p->paths) return;
+    const struct shim_path_ring *ring =
+        b ? (const struct shim_path_ring *)(uintptr_t)__atomic_load_n(
+                &b->reserved[SHIM_BLOCK_PATH_RING], __ATOMIC_ACQUIRE)
+          : NULL;
+    s[o->path_offset] = ring ? __atomic_load_n(&ring->head, __ATOMIC_RELAXED) : 0;
+    s[o->path_offset + 1] = (uintptr_t)ring;
 }
 
 /* Rates of one kept period into its entry: the fast rates (slow = 0) of a period
@@ -318,14 +355,18 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
 
 /*
  * Paths (signals/path.h). A period belongs to the path that was executing at its start:
- * the one that completed next after the ring head its first sample read. That path may
- * still be running when the period is aggregated, so the period waits, as its two
- * samples and a word of flags, in a FIFO until the head has passed it. Few wait, and
- * not for long: a path ends at every loop back edge and every return.
+ * the first path completed after the ring head its first sample read by the function
+ * the method signal named in that sample (paths are intraprocedural: a caller's path
+ * that was running before a call completes after the callee's paths, so the next path
+ * in the ring is not always the sampled one; without the method signal, the next path
+ * is taken). That path may still be running when the period is aggregated, so the
+ * period waits, as [flags, the next completion number to look at, its two samples], in
+ * a FIFO until the path has completed. Few wait, and not for long: a path ends at every
+ * loop back edge and every return.
  */
 static inline uint64_t *pending_at(const struct observer *o, unsigned i)
 {
-    return o->pending + (size_t)((o->pending_first + i) % OBSERVER_PENDING) * (1 + 2 * o->stride);
+    return o->pending + (size_t)((o->pending_first + i) % OBSERVER_PENDING) * PENDING_WORDS(o);
 }
 
 static inline void pending_pop(struct observer *o)
@@ -338,9 +379,22 @@ static inline void pending_pop(struct observer *o)
  * when `final`, into the count of those that never did): 1 when it left the queue. */
 static int path_settle(struct observer *o, int final)
 {
-    const uint64_t *w = pending_at(o, 0), *prev = w + 1, *cur = prev + o->stride;
+    uint64_t *w = pending_at(o, 0);
+    const uint64_t *prev = w + 2, *cur = prev + o->stride;
     uint64_t key[3] = {prev[o->key_offset], 0, 0}; /* thread, function, path number */
-    switch (path_ring_resolve(o->plan.path_ring, prev[o->path_offset] + 1, &key[1], &key[2])) {
+    uint64_t fn = o->plan.method_tag ? prev[o->key_offset + o->plan.method_tag] : 0;
+    enum path_resolution found;
+    const struct shim_path_ring *ring =
+        (const struct shim_path_ring *)(uintptr_t)prev[o->path_offset + 1];
+    if (!ring) { /* the thread has no ring: its code was not built with paths */
+        o->path_totals.none++;
+        pending_pop(o);
+        return 1;
+    }
+    while ((found = path_ring_resolve(ring, w[1], &key[1], &key[2])) == PATH_RESOLVED && fn &&
+           key[1] != fn)
+        w[1]++; /* a path of a function it called: the sampled one completes later */
+    switch (found) {
     case PATH_PENDING:
         if (!final) return 0;
         o->path_totals.pending++;
@@ -373,8 +427,9 @@ static void path_period(struct observer *o, const uint64_t *prev, const uint64_t
     }
     uint64_t *w = pending_at(o, o->pending_n++);
     w[0] = flags;
-    memcpy(w + 1, prev, o->stride * sizeof *w);
-    memcpy(w + 1 + o->stride, cur, o->stride * sizeof *w);
+    w[1] = prev[o->path_offset] + 1;
+    memcpy(w + 2, prev, o->stride * sizeof *w);
+    memcpy(w + 2 + o->stride, cur, o->stride * sizeof *w);
     while (o->pending_n && path_settle(o, 0))
         ;
 }
@@ -402,7 +457,7 @@ static inline void record_period(struct observer *o, const uint64_t *prev, const
         for (unsigned r = 0; r < o->plan.n_rates; r++)
             o->trace_rate[r] = NAN; /* until record_rates says otherwise */
     unsigned flags = account_period(o, prev, cur, busy, last_kept);
-    if (o->plan.path_ring && (flags & TRACE_ATTRIBUTED)) path_period(o, prev, cur, flags);
+    if (o->pending && (flags & TRACE_ATTRIBUTED)) path_period(o, prev, cur, flags);
     if (o->trace) trace_period(o, prev, cur, flags);
 }
 
@@ -481,4 +536,24 @@ void observer_run(struct observer *o)
         path_settle(o, 1);
     o->totals.discarded = o->totals.rated - o->totals.kept;
     o->cpu_seconds = thread_cpu_seconds() - cpu0;
+}
+
+void observer_merge(struct observer *dst, const struct observer *src)
+{
+    uint64_t *d = &dst->totals.total;
+    const uint64_t *s = &src->totals.total;
+    for (size_t i = 0; i < sizeof dst->totals / sizeof *d; i++) /* every member a uint64_t */
+        d[i] += s[i];
+    d = &dst->path_totals.resolved;
+    s = &src->path_totals.resolved;
+    for (size_t i = 0; i < sizeof dst->path_totals / sizeof *d; i++)
+        d[i] += s[i];
+    loghist_merge(&dst->period, &src->period);
+    loghist_merge(&dst->gap, &src->gap);
+    loghist_merge(&dst->cpc, &src->cpc);
+    tag_table_merge(&dst->tags, &src->tags);
+    if (dst->pending && src->pending) tag_table_merge(&dst->paths, &src->paths);
+    if (src->first_tsc < dst->first_tsc) dst->first_tsc = src->first_tsc;
+    if (src->last_tsc > dst->last_tsc) dst->last_tsc = src->last_tsc;
+    dst->cpu_seconds += src->cpu_seconds;
 }

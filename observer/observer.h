@@ -61,6 +61,7 @@ struct path_totals {
     uint64_t pending;     /* the path had not completed when the observer stopped */
     uint64_t dropped;     /* the waiting room was full: a period older than
                              OBSERVER_PENDING periods whose path had still not completed */
+    uint64_t none;        /* the thread had no path ring (not attached, another process) */
 };
 
 /* Periods that may wait for their path to complete. */
@@ -95,8 +96,12 @@ struct observer {
      * keyed (thread, function, path number). */
     struct tag_table paths;
     uint64_t *pending;
-    unsigned pending_first, pending_n, path_offset;
+    unsigned pending_first, pending_n, path_offset; /* ring head, then the ring itself */
     struct path_totals path_totals;
+    /* With a registry: the block of the thread last looked up (NULL: it has none). */
+    uint64_t block_tid;
+    unsigned block_index;
+    const struct shim_block *block;
     /* Tracing (NULL: off): every period goes into this ring, set by the coordinator
      * before the observer runs; trace_rate holds the period's rates meanwhile. */
     struct trace_ring *trace;
@@ -114,6 +119,11 @@ uint64_t observer_default_max_period(uint64_t period, double jitter);
 int observer_init(struct observer *o, const struct probe_plan *plan,
                   const struct observer_params *params);
 void observer_free(struct observer *o);
+
+/* Adds everything observer src found (its totals, histograms, tags and paths) to dst;
+ * both were made from plans of the same shape and have stopped. The run's span becomes
+ * the union of the two. */
+void observer_merge(struct observer *dst, const struct observer *src);
 
 /* The loop: runs on the calling thread until observer_request_stop(). */
 void observer_run(struct observer *o);

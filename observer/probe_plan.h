@@ -23,6 +23,7 @@
 
 #include "path.h"
 #include "shim.h"
+#include "signal_block.h"
 
 #define PROBE_MAX_COUNTERS 16
 #define PROBE_MAX_RATES    16
@@ -45,8 +46,14 @@ struct probe_hw {
     unsigned own;
 };
 
+/* A software counter: a fixed word; or, when the plan reads through the registry, a
+ * counter slot of the running thread's block, or (slot PROBE_SW_RESERVED(i)) the word
+ * its block's reserved word i points to (e.g. SHIM_BLOCK_ALLOCATED). */
+#define PROBE_SW_RESERVED(i) (-1 - (int)(i))
+#define PROBE_SW_ALLOCATED   PROBE_SW_RESERVED(SHIM_BLOCK_ALLOCATED)
 struct probe_sw {
-    const uint64_t *word; /* a counter word of a signal block */
+    const uint64_t *word;
+    int slot;
 };
 
 /* rate = delta(counter num) * scale / delta(den), den a counter index or the TSC. */
@@ -74,7 +81,17 @@ struct probe_plan {
     struct probe_rate rate[PROBE_MAX_RATES];
     unsigned n_tags;
     const uint64_t *tag[SHIM_TAG_SLOTS];
-    const uint64_t *thread_word; /* which thread the observed CPU runs */
+    /* Which thread the observed CPU runs: its kernel thread id (or any constant). */
+    const volatile uint64_t *thread_word;
+    /* When set, tags, software counters and the path ring are read from the block of
+     * the thread the thread word names (tag_slot[i] and sw[i].slot say where in it);
+     * `tag`, `sw[i].word` and `path_ring` are then unused. */
+    const struct signal_registry *registry;
+    unsigned tag_slot[SHIM_TAG_SLOTS];
+    int paths; /* with a registry: read each thread's path ring (signals/path.h) */
+    /* 1 + the index among the tags of the method signal (slot 8), which says whose path a
+     * sample belongs to; 0: not read (a sample's path is then the next one completed) */
+    unsigned method_tag;
     struct probe_by by;
     /* The observed thread's Ball-Larus path ring (signals/path.h), or NULL: its head is
      * read with the tags, and each period is attributed to the path that completed next. */
@@ -153,6 +170,16 @@ static inline uint64_t core_minus_own(uint64_t core, uint64_t own)
 static inline uint64_t probe_sw_read(const struct probe_sw *s)
 {
     return __atomic_load_n(s->word, __ATOMIC_RELAXED);
+}
+
+/* A software counter of thread block b (NULL: a thread without one reads 0). */
+static inline uint64_t probe_sw_read_block(const struct probe_sw *s, const struct shim_block *b)
+{
+    if (!b) return 0;
+    if (s->slot >= 0) return __atomic_load_n(&b->counter[s->slot], __ATOMIC_RELAXED);
+    const uint64_t *w =
+        (const uint64_t *)(uintptr_t)__atomic_load_n(&b->reserved[-1 - s->slot], __ATOMIC_RELAXED);
+    return w ? __atomic_load_n(w, __ATOMIC_RELAXED) : 0;
 }
 
 #endif

@@ -126,3 +126,41 @@ struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key)
     t->last_key = tag_table_key(t, e);
     return t->last;
 }
+
+static void stats_merge(struct rate_stats *d, const struct rate_stats *s)
+{
+    d->periods += s->periods;
+    d->n += s->n;
+    d->sum += s->sum;
+    d->sumsq += s->sumsq;
+    d->min = s->min < d->min ? s->min : d->min;
+    d->max = s->max > d->max ? s->max : d->max;
+    d->sum_a += s->sum_a;
+    d->sum_b += s->sum_b;
+    d->sum_aa += s->sum_aa;
+    d->sum_bb += s->sum_bb;
+    d->sum_ab += s->sum_ab;
+}
+
+static void entry_merge(const struct tag_table *t, struct tag_entry *d, const struct tag_entry *s)
+{
+    size_t words = HIST_WORDS(&t->hist);
+    d->samples += s->samples;
+    d->cycles += s->cycles;
+    d->kept += s->kept;
+    for (unsigned r = 0; r < t->n_rates; r++) {
+        stats_merge(&d->stats[r], &s->stats[r]);
+        for (size_t w = 0; w < words; w++)
+            d->hist[r * words + w] += s->hist[r * words + w];
+    }
+    if (d->by && s->by)
+        for (size_t k = 0; k < (size_t)t->by_slots * 3; k++)
+            d->by[k] += s->by[k];
+}
+
+void tag_table_merge(struct tag_table *dst, const struct tag_table *src)
+{
+    for (uint32_t i = 0; i < src->n_entries; i++)
+        entry_merge(dst, tag_table_insert(dst, tag_table_key(src, i)), &src->entry[i]);
+    entry_merge(dst, tag_table_other(dst), &src->entry[src->max_entries]);
+}

@@ -79,6 +79,11 @@ int tag_table_add_by(struct tag_table *t, unsigned slots);
 size_t tag_table_bytes(unsigned key_words, unsigned n_rates, uint32_t max_entries,
                        const struct hist_spec *hist);
 
+/* Adds every entry of src (same key words, rates and histograms) to dst's entry of the
+ * same tuple; src's `other`, and its tuples that find dst full, go to dst's `other`.
+ * Used to combine the tables of several observers after they stopped. */
+void tag_table_merge(struct tag_table *dst, const struct tag_table *src);
+
 /* The entry of this tuple, inserted if new, `other` if the table is full. */
 struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key);
 

@@ -45,8 +45,8 @@ static void count_add(struct calltree_count *d, const struct calltree_count *s, 
     sums_add(d->rates, s->rates, nrates);
 }
 
-/* Entry t's counts into d. A rate without kept periods has no sums to add. */
-static void count_entry(struct calltree_count *d, const struct profile_tag *t, size_t nrates)
+/* A rate without kept periods has no sums to add. */
+void calltree_count_entry(struct calltree_count *d, const struct profile_tag *t, size_t nrates)
 {
     d->samples += t->samples;
     d->cycles += t->cycles;
@@ -194,18 +194,19 @@ static void add_entries(struct calltree *ct)
     for (size_t i = 0; i <= p->ntags; i++) {
         const struct profile_tag *t = i < p->ntags ? &p->tags[i] : &p->other;
         if (t->is_other) {
-            count_entry(&ct->no_context, t, nrates);
+            calltree_count_entry(&ct->no_context, t, nrates);
             continue;
         }
         if (t->function)
-            count_entry(&ct->functions[t->function - p->functions].excl, t, nrates);
+            calltree_count_entry(&ct->functions[t->function - p->functions].excl, t, nrates);
         else
-            count_entry(t->values[p->cct.method_tag] ? &ct->unlisted : &ct->outside, t, nrates);
+            calltree_count_entry(t->values[p->cct.method_tag] ? &ct->unlisted : &ct->outside, t,
+                                 nrates);
         if (t->context_thread)
-            count_entry(&ct->threads[t->context_thread - p->cct.threads].excl[t->context_node], t,
-                        nrates);
+            calltree_count_entry(
+                &ct->threads[t->context_thread - p->cct.threads].excl[t->context_node], t, nrates);
         else
-            count_entry(&ct->no_context, t, nrates);
+            calltree_count_entry(&ct->no_context, t, nrates);
     }
 }
 
@@ -268,6 +269,7 @@ void calltree_free(struct calltree *ct)
 const char *calltree_function_label(const struct profile_function *f, char *buf, size_t len)
 {
     if (f->name) return f->name;
+    if (f->pass && f->pass->name[0]) return f->pass->name;
     if (!f->module) {
         snprintf(buf, len, "%#" PRIx64, f->address);
         return buf;

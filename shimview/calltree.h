@@ -17,6 +17,7 @@
 #ifndef SHIMVIEW_CALLTREE_H
 #define SHIMVIEW_CALLTREE_H
 
+#include "match.h"
 #include "profile.h"
 #include "report.h"
 
@@ -69,6 +70,9 @@ struct calltree {
 struct calltree *calltree_build(const struct profile *p);
 void calltree_free(struct calltree *ct);
 
+/* Add entry t's samples, cycles and rate sums (nrates of them) to c. */
+void calltree_count_entry(struct calltree_count *c, const struct profile_tag *t, size_t nrates);
+
 /* sum_a / sum_b; NAN without kept periods. And the half-width of its 95% interval. */
 double calltree_rate(const struct calltree_sums *s);
 double calltree_rate_ci95(const struct calltree_sums *s);
@@ -82,8 +86,9 @@ void calltree_rate_cell(struct table *t, size_t col, const struct calltree_sums 
 double calltree_share(const struct calltree *ct, const struct calltree_count *c);
 double calltree_time_share(const struct calltree *ct, const struct calltree_count *c);
 
-/* A function's name: its symbol, else "MODULE+0xOFFSET" (the module's file name), else
- * "0xADDRESS"; in buf unless it is the symbol. */
+/* A function's name: its symbol, else the name in the compiler pass's table, else
+ * "MODULE+0xOFFSET" (the module's file name), else "0xADDRESS"; in buf unless it is one
+ * of the names. */
 const char *calltree_function_label(const struct profile_function *f, char *buf, size_t len);
 
 /* The frame name of node i of thread t: its function's label, or the root's or the
@@ -128,5 +133,48 @@ int functions_write(FILE *f, enum report_format fmt, const struct calltree *ct, 
  * ran out. */
 int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate,
                double min_share, size_t depth, int utf8);
+
+/* ---- what the tables of functions, contexts, loops and paths share (functions.c) ---- */
+
+/* The lines of a usage text for the options every table takes. */
+#define VIEW_OPTIONS_USAGE                                                                         \
+    "  -r, --rate NAME   show only this rate (default: every rate)\n"                              \
+    "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"                     \
+    "  -a, --all         show every row\n"                                                         \
+    "      --csv         print the table as CSV (columns in shimview/README.md)\n"                 \
+    "  -h, --help        print this help\n"
+
+/* Their options: --rate, --top, --all, --csv, and the command's own --sort or --function;
+ * the one FILE. */
+struct view_options {
+    struct match_table_options t;
+    const char *rate, *file, *function;
+    int sort_excl;
+};
+
+/* Parse command cmd's options into o; own holds the letters of the command's own options
+ * it takes ("s": --sort, "f": --function). 0, -1 after printing usage for --help, or
+ * EXIT_USAGE_ERROR after a message. */
+int view_parse_options(int argc, char **argv, const char *cmd, const char *usage, const char *own,
+                       struct view_options *o);
+
+/* How many of nrows rows a table shows: --all, or every one in CSV unless --top is given,
+ * else --top or 20. */
+size_t view_rows_wanted(const struct match_table_options *o, size_t nrows);
+
+/* A table of ncols columns, the first nleft aligned left and the rest right. */
+struct table *view_table_new(size_t ncols, size_t nleft);
+
+/* The rates a table shows: every one, or the one of index rate when it is not negative;
+ * returns their number, the first in *first. */
+size_t view_rates_shown(const struct profile *p, long rate, size_t *first);
+
+/* Column col of the newest row: a share (a fraction), in CSV as it is, else in percent;
+ * empty when NAN. */
+void view_set_share(struct table *t, size_t col, double frac, int csv);
+
+/* CSV: the rate, its interval and n in columns col to col + 2 (empty where undefined);
+ * returns col + 3. */
+size_t view_set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s);
 
 #endif /* SHIMVIEW_CALLTREE_H */

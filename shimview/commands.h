@@ -71,4 +71,17 @@ int contexts_main(int argc, char **argv);
 extern const char tree_usage[];
 int tree_main(int argc, char **argv);
 
+/* loops.c */
+extern const char loops_usage[];
+int loops_main(int argc, char **argv);
+
+/* threads.c */
+extern const char threads_usage[];
+int threads_main(int argc, char **argv);
+
+/* paths_view.c */
+extern const char paths_usage[], path_usage[];
+int paths_main(int argc, char **argv);
+int path_main(int argc, char **argv);
+
 #endif /* SHIMVIEW_COMMANDS_H */

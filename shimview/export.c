@@ -29,6 +29,7 @@
 #include "calltree.h"
 #include "commands.h"
 #include "export.h"
+#include "profile_threads.h"
 #include "table.h"
 #include "tags.h"
 
@@ -118,17 +119,21 @@ int export_stack(const struct export_ctx *x, const struct profile_tag *t, struct
         cct && t->context_thread ? calltree_depth(t->context_thread, t->context_node) : 0;
     s->n = 0;
     if (stack_reserve(s, depth + p->signals.ntags + 1)) return -1;
-    if (t->is_other || (!cct && t->nvalues == 0)) {
-        push(s, t->is_other ? "other" : "(untagged)", NULL);
+    const char *group = thread_group_name(tag_thread_group(p, t)); /* no tags of the program */
+    if (t->is_other || group || (!cct && t->nvalues == 0)) {
+        push(s, t->is_other ? "other" : group ? group : "(untagged)", NULL);
         return 0;
     }
     if (cct) context_frames(t, s);
     for (size_t i = 0; i < t->nvalues; i++) {
         if (!x->slot_frame[i]) continue;
         struct export_frame *f = push(s, t->names[i], NULL);
-        if (!f->name)
-            f->name =
-                tag_value_label(p->signals.tags[i].name, NULL, t->values[i], f->buf, sizeof f->buf);
+        if (!f->name) { /* a loop (slot 10) by its function and line, as the report names it */
+            char *reserved = tag_value_name(p, t, i);
+            f->name = tag_value_label(p->signals.tags[i].name, reserved, t->values[i], f->buf,
+                                      sizeof f->buf);
+            free(reserved);
+        }
     }
     return 0;
 }

@@ -11,7 +11,8 @@
  * of samples and of TSC time, and each rate over both groups of periods. The context table
  * answers "along which call path": one row per context with samples, named by its path.
  * Both are built from calltree.c's sums, print as text, CSV or (the functions table) HTML
- * through table.c, and hide rows beyond --top as `report` does.
+ * through table.c, and hide rows beyond --top as `report` does. Their options and cells
+ * serve the compiler pass's tables too (`loops`, `paths`: calltree.h, view_*).
  */
 #include "calltree.h"
 #include "commands.h"
@@ -38,12 +39,8 @@ const char functions_usage[] =
     "each as a share of the attributed samples and of TSC time, and each rate over the\n"
     "exclusive and over the inclusive periods. Unnamed functions are MODULE+0xOFFSET.\n"
     "\n"
-    "  -r, --rate NAME   show only this rate (default: every rate)\n"
-    "  -s, --sort KEY    'incl' (the default) or 'excl' samples, largest first\n"
-    "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
-    "  -a, --all         show every row\n"
-    "      --csv         print the table as CSV (columns in shimview/README.md)\n"
-    "  -h, --help        print this help\n";
+    "  -s, --sort KEY    'incl' (the default) or 'excl' samples, largest "
+    "first\n" VIEW_OPTIONS_USAGE;
 
 const char contexts_usage[] =
     "usage: shimview contexts [--rate NAME] [--top N | --all] [--csv] (FILE | -)\n"
@@ -52,22 +49,11 @@ const char contexts_usage[] =
     "root (main > parse > expr), largest first: samples, share of the attributed\n"
     "samples, share of TSC time, and each rate with its 95% interval and kept periods.\n"
     "A function called from two call sites is two contexts, told apart by ' @0xSITE'.\n"
-    "\n"
-    "  -r, --rate NAME   show only this rate (default: every rate)\n"
-    "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
-    "  -a, --all         show every row\n"
-    "      --csv         print the table as CSV (columns in shimview/README.md)\n"
-    "  -h, --help        print this help\n";
-
-struct cct_options {
-    struct match_table_options t;
-    const char *rate, *file;
-    int sort_excl;
-};
+    "\n" VIEW_OPTIONS_USAGE;
 
 /* ---- cells ---- */
 
-static void set_share(struct table *t, size_t col, double frac, int csv)
+void view_set_share(struct table *t, size_t col, double frac, int csv)
 {
     if (isnan(frac)) return;
     if (csv)
@@ -77,7 +63,7 @@ static void set_share(struct table *t, size_t col, double frac, int csv)
 }
 
 /* CSV: the rate, its interval and n from column col; empty where undefined. */
-static size_t set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s)
+size_t view_set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s)
 {
     double v = calltree_rate(s), ci = calltree_rate_ci95(s);
     if (!isnan(v)) table_set(t, col, "%.10g", v);
@@ -87,13 +73,13 @@ static size_t set_rate_csv(struct table *t, size_t col, const struct calltree_su
 }
 
 /* The rates a table shows: every one, or the one --rate named. */
-static size_t rates_shown(const struct profile *p, long rate, size_t *first)
+size_t view_rates_shown(const struct profile *p, long rate, size_t *first)
 {
     *first = rate >= 0 ? (size_t)rate : 0;
     return rate >= 0 ? 1 : p->nrates;
 }
 
-static struct table *new_table(size_t ncols, size_t nleft)
+struct table *view_table_new(size_t ncols, size_t nleft)
 {
     enum table_align *align = calloc(ncols, sizeof *align);
     if (!align) return NULL;
@@ -106,7 +92,7 @@ static struct table *new_table(size_t ncols, size_t nleft)
 
 /* How many rows the options show: --all, or every one in CSV unless --top is given, else
  * --top or DEFAULT_TOP. */
-static size_t rows_wanted(const struct match_table_options *o, size_t nrows)
+size_t view_rows_wanted(const struct match_table_options *o, size_t nrows)
 {
     if (o->all || (o->csv && !o->top_given)) return nrows;
     size_t top = o->top_given ? (size_t)o->top : DEFAULT_TOP;
@@ -147,9 +133,9 @@ static const struct calltree_function **function_rows(const struct calltree *ct,
 static struct table *functions_table(const struct calltree *ct, long rate, int csv)
 {
     const struct profile *p = ct->p;
-    size_t r0, nr = rates_shown(p, rate, &r0), c = 0;
+    size_t r0, nr = view_rates_shown(p, rate, &r0), c = 0;
     size_t ncols = csv ? 9 + 6 * nr : 7 + 2 * nr;
-    struct table *t = new_table(ncols, csv ? 2 : 1);
+    struct table *t = view_table_new(ncols, csv ? 2 : 1);
     if (!t) return NULL;
     static const char *const text_heads[] = {"function", "excl",       "excl share", "excl time",
                                              "incl",     "incl share", "incl time"};
@@ -184,7 +170,7 @@ static void function_row(struct table *t, const struct calltree *ct,
     const struct profile_function *f = fn->f;
     const struct calltree_count *cnt[2] = {&fn->excl, &fn->incl};
     char label[256], a[32];
-    size_t r0, nr = rates_shown(ct->p, rate, &r0), c = 0;
+    size_t r0, nr = view_rates_shown(ct->p, rate, &r0), c = 0;
     table_add_row(t);
     table_set(t, c++, "%s", calltree_function_label(f, label, sizeof label));
     if (csv) {
@@ -197,14 +183,14 @@ static void function_row(struct table *t, const struct calltree *ct,
             table_set(t, c, "%" PRIu64, cnt[k]->samples);
         else
             table_set(t, c, "%s", fmt_count(cnt[k]->samples, a, sizeof a));
-        set_share(t, c + 1, calltree_share(ct, cnt[k]), csv);
-        set_share(t, c + 2, calltree_time_share(ct, cnt[k]), csv);
+        view_set_share(t, c + 1, calltree_share(ct, cnt[k]), csv);
+        view_set_share(t, c + 2, calltree_time_share(ct, cnt[k]), csv);
         c += 3;
     }
     for (size_t r = r0; r < r0 + nr; r++)
         for (size_t k = 0; k < 2; k++) {
             if (csv)
-                c = set_rate_csv(t, c, &cnt[k]->rates[r]);
+                c = view_set_rate_csv(t, c, &cnt[k]->rates[r]);
             else
                 calltree_rate_cell(t, c++, &cnt[k]->rates[r]);
         }
@@ -259,12 +245,12 @@ int functions_write(FILE *f, enum report_format fmt, const struct calltree *ct, 
     return rc;
 }
 
-static int print_functions(const struct calltree *ct, const struct cct_options *o, long rate)
+static int print_functions(const struct calltree *ct, const struct view_options *o, long rate)
 {
     size_t n;
     const struct calltree_function **rows = function_rows(ct, o->sort_excl, &n);
     if (!rows) return -1;
-    size_t shown = rows_wanted(&o->t, n);
+    size_t shown = view_rows_wanted(&o->t, n);
     struct table *t = functions_table(ct, rate, o->t.csv);
     for (size_t i = 0; t && i < shown; i++)
         function_row(t, ct, rows[i], rate, o->t.csv);
@@ -315,8 +301,8 @@ static struct context_row *context_rows(const struct calltree *ct, size_t *n)
 static struct table *contexts_table(const struct calltree *ct, long rate, int csv, int threads)
 {
     const struct profile *p = ct->p;
-    size_t r0, nr = rates_shown(p, rate, &r0), c = 0, nfixed = csv ? 8 : 4 + (size_t)threads;
-    struct table *t = new_table(nfixed + 3 * nr, csv ? 5 : 1 + (size_t)threads);
+    size_t r0, nr = view_rates_shown(p, rate, &r0), c = 0, nfixed = csv ? 8 : 4 + (size_t)threads;
+    struct table *t = view_table_new(nfixed + 3 * nr, csv ? 5 : 1 + (size_t)threads);
     if (!t) return NULL;
     static const char *const csv_heads[] = {"thread",  "index",   "node",  "call_site",
                                             "context", "samples", "share", "time_share"};
@@ -351,7 +337,7 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
 {
     const struct profile_cct_thread *th = row->th->t;
     const struct calltree_count *cnt = &row->th->excl[row->node];
-    size_t r0, nr = rates_shown(ct->p, rate, &r0), c = 0;
+    size_t r0, nr = view_rates_shown(ct->p, rate, &r0), c = 0;
     char *path = NULL, a[32];
     size_t len = 0;
     FILE *m = open_memstream(&path, &len);
@@ -375,12 +361,12 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
         table_set(t, c++, "%" PRIu64, cnt->samples);
     else
         table_set(t, c++, "%s", fmt_count(cnt->samples, a, sizeof a));
-    set_share(t, c++, calltree_share(ct, cnt), csv);
-    set_share(t, c++, calltree_time_share(ct, cnt), csv);
+    view_set_share(t, c++, calltree_share(ct, cnt), csv);
+    view_set_share(t, c++, calltree_time_share(ct, cnt), csv);
     for (size_t r = r0; r < r0 + nr; r++) {
         const struct calltree_sums *s = &cnt->rates[r];
         if (csv) {
-            c = set_rate_csv(t, c, s);
+            c = view_set_rate_csv(t, c, s);
             continue;
         }
         double ci = calltree_rate_ci95(s);
@@ -392,12 +378,12 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
     }
 }
 
-static int print_contexts(const struct calltree *ct, const struct cct_options *o, long rate)
+static int print_contexts(const struct calltree *ct, const struct view_options *o, long rate)
 {
     size_t n;
     struct context_row *rows = context_rows(ct, &n);
     if (!rows) return -1;
-    size_t shown = rows_wanted(&o->t, n);
+    size_t shown = view_rows_wanted(&o->t, n);
     int threads = ct->nthreads > 1;
     struct table *t = contexts_table(ct, rate, o->t.csv, threads);
     for (size_t i = 0; t && i < shown; i++)
@@ -421,20 +407,23 @@ static int print_contexts(const struct calltree *ct, const struct cct_options *o
 
 /* ---- the commands ---- */
 
-static int parse_options(int argc, char **argv, const char *cmd, const char *usage,
-                         struct cct_options *o)
+int view_parse_options(int argc, char **argv, const char *cmd, const char *usage, const char *own,
+                       struct view_options *o)
 {
     static const struct option options[] = {
         MATCH_TABLE_LONG_OPTIONS,
         {"rate", required_argument, NULL, 'r'},
         {"sort", required_argument, NULL, 's'},
+        {"function", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int opt, is_functions = strcmp(cmd, "functions") == 0;
+    char shorts[16] = ":n:ar:h";
+    int opt, sort = strchr(own, 's') != NULL, function = strchr(own, 'f') != NULL;
+    strcat(shorts, sort ? "s:" : "");
+    strcat(shorts, function ? "f:" : "");
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, is_functions ? ":n:ar:s:h" : ":n:ar:h", options, NULL)) !=
-           -1) {
+    while ((opt = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
         int taken = match_table_option(cmd, opt, &o->t);
         if (taken == EXIT_USAGE_ERROR) return taken;
         if (taken) continue;
@@ -443,8 +432,13 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *usa
             if (!optarg[0]) return usage_error(cmd, "--rate needs a rate name");
             o->rate = optarg;
             break;
+        case 'f': /* getopt_long knows every long option of the table: refuse the others' */
+            if (!function) return usage_error(cmd, "unknown option '--function'");
+            if (!optarg[0]) return usage_error(cmd, "--function needs a function name");
+            o->function = optarg;
+            break;
         case 's':
-            if (!is_functions) return usage_error(cmd, "unknown option '--sort'");
+            if (!sort) return usage_error(cmd, "unknown option '--sort'");
             if (strcmp(optarg, "incl") != 0 && strcmp(optarg, "excl") != 0)
                 return usage_error(cmd, "--sort expects 'incl' or 'excl', not '%s'", optarg);
             o->sort_excl = strcmp(optarg, "excl") == 0;
@@ -464,12 +458,13 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *usa
 }
 
 static int run(int argc, char **argv, const char *cmd, const char *usage,
-               int (*print)(const struct calltree *, const struct cct_options *, long))
+               int (*print)(const struct calltree *, const struct view_options *, long))
 {
-    struct cct_options o = {0};
+    struct view_options o = {0};
     struct profile *p;
     struct calltree *ct;
-    int rc = parse_options(argc, argv, cmd, usage, &o);
+    int rc =
+        view_parse_options(argc, argv, cmd, usage, strcmp(cmd, "functions") == 0 ? "s" : "", &o);
     if (rc) return rc < 0 ? 0 : rc;
     if ((rc = calltree_load(o.file, &p, &ct)) != 0) return rc;
     size_t rate = 0;

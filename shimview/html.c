@@ -6,14 +6,15 @@
  * The page holds what `report` prints and what `plot` draws, for someone who wants one
  * file to open, mail or keep beside a run: the run's facts, how the samples were taken
  * (samples, DTE, the sample period, shim's cost), the per-tag table with a sparkline of
- * each tag's rate histogram, the table and figure of one rate per bucket of another when
- * the run set SHIM_BY, the three figures, and for a calling-context profile the table of
- * functions and the calling-context tree as `shimview functions` and `shimview tree`
- * print them. Nothing is fetched: the style sheet
- * is inline, the figures are inline SVG written by the same code that writes
- * `plot`'s files (plot_ctx.kind = SVG_INLINE leaves out the XML declaration a page must
- * not contain), and no script runs. Every string from the profile goes through
- * markup_escape(), so a tag named "<script>" is shown, not run.
+ * each tag's rate histogram (the program's threads added up), the threads, the table and
+ * figure of one rate per bucket of another when the run set SHIM_BY, the three figures,
+ * and for a calling-context profile the table of functions and the calling-context tree
+ * as `shimview functions` and `shimview tree` print them (each thread's tree: they are
+ * drawn from the profile as loaded). Nothing is fetched: the style sheet is inline, the
+ * figures are inline SVG written by the same code that writes `plot`'s files
+ * (plot_ctx.kind = SVG_INLINE leaves out the XML declaration a page must not contain), and
+ * no script runs. Every string from the profile goes through markup_escape(), so a tag
+ * named "<script>" is shown, not run.
  *
  * The page goes to its file through plot_write_file(), as each figure of `plot` does, so
  * a page that could not be written whole is removed rather than left half-written. Its
@@ -23,6 +24,7 @@
 #include "calltree.h"
 #include "commands.h"
 #include "markup.h"
+#include "match.h"
 #include "plot.h"
 #include "report.h"
 
@@ -33,11 +35,11 @@ const char html_usage[] =
     "\n"
     "Write a profile as one self-contained HTML page and print its path: the run and the\n"
     "machine, samples and DTE, the per-tag table of `shimview report` (every row, with\n"
-    "a sparkline of each tag's histogram of the rate), one rate per bucket of another\n"
-    "when the run set SHIM_BY, the figures of `shimview plot` as inline SVG, and with a\n"
-    "calling context the functions table and the tree (shimview functions, tree). The\n"
-    "page needs no network, script, font or style sheet of its own: it opens in any\n"
-    "browser, offline.\n"
+    "a sparkline of each tag's histogram of the rate), the threads (shimview threads)\n"
+    "when the profile lists them, one rate per bucket of another when the run set\n"
+    "SHIM_BY, the figures of `shimview plot` as inline SVG, and with a calling context\n"
+    "the functions table and the tree (shimview functions, tree). The page needs no\n"
+    "network, script, font or style sheet of its own: it opens in any browser, offline.\n"
     "\n"
     "  -r, --rate NAME    the rate to draw (default: ipc when present, else the first rate)\n"
     "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default 4)\n"
@@ -92,7 +94,7 @@ static int figure(FILE *f, int (*draw)(FILE *, const struct plot_ctx *), const s
  * tree (the drawn rate, contexts of 0.5% and more). 0, or -1 if memory ran out. */
 static int calling_context(FILE *f, const struct plot_ctx *c)
 {
-    struct calltree *ct = calltree_build(c->p);
+    struct calltree *ct = calltree_build(c->whole); /* each thread's own tree */
     long rate = c->p->nrates ? (long)c->rate : -1;
     if (!ct) return -1;
     heading(f, "functions", "Functions");
@@ -134,6 +136,14 @@ static int write_page(FILE *f, const struct plot_ctx *c)
     if (rc == 0) rc = report_write_tags(f, REPORT_HTML, p, -1, p->nrates ? (long)c->rate : -1);
     fputs("</div>\n", f);
 
+    if (c->whole && c->whole->placement.has_threads) { /* who ran on the observed CPU */
+        struct match_table_options all = {.all = 1};
+        heading(f, "threads", "Threads");
+        fputs("<div class=\"wide\">\n", f);
+        if (rc == 0) rc = threads_write(f, REPORT_HTML, c->whole, -1, &all);
+        fputs("</div>\n", f);
+    }
+
     if (p->has_by) { /* one rate per bucket of another: its table, and its figure below it */
         char title[256];
         snprintf(title, sizeof title, "%s by %s", p->rates[p->by.rate].name,
@@ -155,7 +165,7 @@ static int write_page(FILE *f, const struct plot_ctx *c)
               f);
     }
     if (rc == 0) rc = figure(f, plot_sampling_write, c);
-    if (rc == 0 && p->has_cct) rc = calling_context(f, c);
+    if (rc == 0 && p->has_cct && c->whole) rc = calling_context(f, c);
     fputs("</body>\n</html>\n", f);
     return rc;
 }

@@ -46,9 +46,17 @@ static const struct command commands[] = {
      export_main},
     {"functions", "per function: exclusive and inclusive samples and rates (calling context)",
      functions_usage, functions_main},
+    {"threads", "per thread: samples, shares and rates; other processes and idle", threads_usage,
+     threads_main},
     {"contexts", "per calling context: its path, samples, shares and rates", contexts_usage,
      contexts_main},
     {"tree", "the calling-context tree, top down, in the terminal", tree_usage, tree_main},
+    {"loops", "per loop (compiler pass): samples, shares and rates, with source lines", loops_usage,
+     loops_main},
+    {"paths", "per Ball-Larus path (compiler pass): samples, rates, length and source span",
+     paths_usage, paths_main},
+    {"path", "one path of a function regenerated: its blocks and source lines", path_usage,
+     path_main},
     {"help", "print the usage of shimview or of one command", help_usage, help_main},
 };
 

@@ -16,6 +16,7 @@
  */
 #include "match.h"
 #include "commands.h"
+#include "profile_threads.h"
 #include "table.h"
 #include "tags.h"
 
@@ -124,28 +125,45 @@ static int rate_fold(struct profile_rate_stats *d, const struct named_tag *e, si
     return hist_fold(&d->hist, e, k, r);
 }
 
-static void entry_free(struct profile_tag *t, size_t nrates)
+void match_entry_free(struct profile_tag *t, size_t nrates)
 {
     for (size_t r = 0; t->rates && r < nrates; r++)
         free(t->rates[r].hist.counts);
     free(t->rates);
+    free(t->by);
 }
 
-/* The k entries e (of one name) as one entry in out; 0 or -1. Values and names are the
- * first entry's: the name, which is all a match looks at, is the same for all. */
-static int entry_fold(const struct profile *p, const struct named_tag *e, size_t k,
-                      struct profile_tag *out)
+/* The `by` slots of the k entries e added up into out->by (p has `by`); 0 or -1. */
+static int by_fold(const struct profile *p, const struct named_tag *e, size_t k,
+                   struct profile_tag *out)
+{
+    size_t nslots = (size_t)p->by.buckets + 2;
+    out->by = calloc(nslots, sizeof *out->by);
+    if (!out->by) return -1;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < nslots; j++) {
+            out->by[j].count += e[i].tag->by[j].count;
+            out->by[j].sum_a += e[i].tag->by[j].sum_a;
+            out->by[j].sum_b += e[i].tag->by[j].sum_b;
+        }
+    return 0;
+}
+
+int match_entry_fold(const struct profile *p, const struct named_tag *e, size_t k,
+                     struct profile_tag *out)
 {
     *out = *e[0].tag;
     out->samples = out->cycles = out->kept = 0;
-    out->by = NULL; /* not folded: the view has no `by` (fold_profile) */
+    out->by = NULL;
     out->rates = calloc(p->nrates ? p->nrates : 1, sizeof *out->rates);
     if (!out->rates) return -1;
     for (size_t i = 0; i < k; i++) {
         out->samples += e[i].tag->samples;
         out->cycles += e[i].tag->cycles;
         out->kept += e[i].tag->kept;
+        out->several_threads |= e[i].tag->several_threads || e[i].tag->thread != out->thread;
     }
+    if (p->has_by && by_fold(p, e, k, out)) return -1;
     uint64_t attributed = p->samples.total - p->samples.interrupted;
     if (k > 1) out->share = attributed ? (double)out->samples / (double)attributed : NAN;
     for (size_t r = 0; r < p->nrates; r++)
@@ -156,35 +174,53 @@ static int entry_fold(const struct profile *p, const struct named_tag *e, size_t
 struct folded_entry {
     struct profile_tag tag;
     char *name;
+    enum thread_group group;
 };
 
+/* The program's tags first, then other processes, then idle; by samples within each. */
 static int by_samples_then_name(const void *a, const void *b)
 {
     const struct folded_entry *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
     if (x->tag.samples != y->tag.samples) return x->tag.samples < y->tag.samples ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 
-/* Fold p into view (a copy of *p with its own tags) and names; 0 or -1. */
-static int fold_profile(const struct profile *p, struct profile *view, char ***names)
+/* The length of the run of entries from nt[i] that share its thread group (named_tags
+ * puts each group together). */
+static size_t group_run(const struct profile *p, const struct named_tag *nt, size_t i, size_t n)
+{
+    enum thread_group g = tag_thread_group(p, nt[i].tag);
+    size_t k = 1;
+    while (i + k < n && tag_thread_group(p, nt[i + k].tag) == g)
+        k++;
+    return k;
+}
+
+int match_fold(const struct profile *p, struct profile *view, char ***names)
 {
     size_t n = 0, nf = 0;
     struct named_tag *nt = named_tags(p, 0, &n);
     struct folded_entry *f = nt ? calloc(n ? n : 1, sizeof *f) : NULL;
     int rc = f ? 0 : -1;
-    if (f) qsort(nt, n, sizeof *nt, by_name);
+    /* Names are sorted within each group, so a tag of the program that happens to be
+     * named like a group row is never folded into it. */
+    for (size_t i = 0; f && i < n; i += group_run(p, nt, i, n))
+        qsort(nt + i, group_run(p, nt, i, n), sizeof *nt, by_name);
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t k = 1;
-        while (i + k < n && strcmp(nt[i].name, nt[i + k].name) == 0)
+        enum thread_group g = tag_thread_group(p, nt[i].tag);
+        while (i + k < n && strcmp(nt[i].name, nt[i + k].name) == 0 &&
+               tag_thread_group(p, nt[i + k].tag) == g)
             k++;
         f[nf].name = nt[i].name;
+        f[nf].group = g;
         nt[i].name = NULL; /* now the folded entry's */
-        rc = entry_fold(p, &nt[i], k, &f[nf].tag);
+        rc = match_entry_fold(p, &nt[i], k, &f[nf].tag);
         nf++;
         i += k;
     }
     *view = *p;
-    view->has_by = 0;
     view->tags = calloc(nf ? nf : 1, sizeof *view->tags);
     *names = calloc(nf ? nf : 1, sizeof **names);
     if (!view->tags || !*names) rc = -1;
@@ -197,9 +233,13 @@ static int fold_profile(const struct profile *p, struct profile *view, char ***n
         view->ntags = nf;
     } else {
         for (size_t i = 0; f && i < nf; i++) {
-            entry_free(&f[i].tag, p->nrates);
+            match_entry_free(&f[i].tag, p->nrates);
             free(f[i].name);
         }
+        free(view->tags);
+        free(*names);
+        view->tags = NULL;
+        *names = NULL;
         view->ntags = 0;
     }
     named_tags_free(nt, n);
@@ -368,7 +408,7 @@ struct match *match_profiles(struct profile *const *p, size_t n)
     }
     for (size_t j = 0; j < n; j++) {
         m->nprofiles = j + 1; /* what match_free must release */
-        if (fold_profile(p[j], &m->folded[j], &m->names[j])) {
+        if (match_fold(p[j], &m->folded[j], &m->names[j])) {
             match_free(m);
             return NULL;
         }
@@ -383,15 +423,8 @@ struct match *match_profiles(struct profile *const *p, size_t n)
 void match_free(struct match *m)
 {
     if (!m) return;
-    for (size_t j = 0; j < m->nprofiles; j++) {
-        struct profile *f = &m->folded[j];
-        for (size_t i = 0; i < f->ntags; i++) {
-            entry_free(&f->tags[i], f->nrates);
-            free(m->names[j] ? m->names[j][i] : NULL);
-        }
-        free(f->tags);
-        free(m->names[j]);
-    }
+    for (size_t j = 0; j < m->nprofiles; j++)
+        match_fold_free(&m->folded[j], m->names[j]);
     free(m->slots);
     free(m->rows);
     free(m->rate_index);
@@ -409,6 +442,18 @@ double match_share(const struct match *m, size_t j, const struct profile_tag *t)
 {
     uint64_t attributed = match_attributed(m, j);
     return attributed ? (double)t->samples / (double)attributed : NAN;
+}
+
+void match_fold_free(struct profile *view, char **names)
+{
+    for (size_t i = 0; i < view->ntags; i++) {
+        match_entry_free(&view->tags[i], view->nrates);
+        free(names ? names[i] : NULL);
+    }
+    free(view->tags);
+    free(names);
+    view->tags = NULL;
+    view->ntags = 0;
 }
 
 /* ---- what the commands share ---- */

@@ -10,11 +10,14 @@
  * values by slot and value. `other` matches only `other`.
  *
  * Within one profile this folds threads together: entries of one name are added up
- * (samples, cycles, kept periods, rate sums) and their histograms merged, so a folded
- * entry is what the profile would hold had the tag table ignored the thread word. Each
- * profile gets a folded copy (`folded[j]`): the same struct profile with `tags` replaced
- * by the folded entries, sorted by samples, so code written for one profile (the plots)
- * runs on it unchanged.
+ * (samples, cycles, kept periods, rate sums, `by` slots) and their histograms merged, so
+ * a folded entry is what the profile would hold had the tag table ignored the thread
+ * word. The samples of other processes and of the idle CPU are named as one row each
+ * (profile_threads.h), so all of theirs fold into "(other processes)" and "(idle)", never
+ * into a tag of the program. Each profile gets a folded copy (`folded[j]`): the same
+ * struct profile with `tags` replaced by the folded entries, the program's first, each
+ * group sorted by samples, so code written for one profile (the plots, the report) runs
+ * on it unchanged.
  *
  * Rates are compared by name: the rates every profile has under the same name and unit
  * are the common ones; the others are left out, and match_note_left_out() says which.
@@ -23,6 +26,7 @@
 #define SHIMVIEW_MATCH_H
 
 #include "profile.h"
+#include "tags.h"
 
 #include <stddef.h>
 
@@ -43,6 +47,21 @@ struct match {
     size_t *rate_index; /* rate k is rates[rate_index[k * nprofiles + j]] of profile j */
     const struct profile_tag **slots; /* the rows' entry arrays, in one block */
 };
+
+/* Fold p's threads together into view, a shallow copy of *p whose `tags` are the folded
+ * entries (names[i] is tags[i]'s name), for the report's merged rows. p must outlive the
+ * view. 0, or -1 if memory ran out (nothing is left to free). */
+int match_fold(const struct profile *p, struct profile *view, char ***names);
+void match_fold_free(struct profile *view, char **names);
+
+/* The k entries e of profile p added up into out: samples, cycles, kept periods, the rate
+ * sums (the ratio sum_a / sum_b and the mean sum / n formed again from them), the
+ * histograms and `by` slots; values, names and the thread word are the first entry's,
+ * several_threads says whether the others had another. 0, or -1 if memory ran out (free
+ * out with match_entry_free all the same). */
+int match_entry_fold(const struct profile *p, const struct named_tag *e, size_t k,
+                     struct profile_tag *out);
+void match_entry_free(struct profile_tag *t, size_t nrates);
 
 /* Fold and match n profiles (which must outlive the match). NULL if memory ran out. */
 struct match *match_profiles(struct profile *const *p, size_t n);

@@ -18,10 +18,14 @@
  *
  * This file holds what the figures share: the options, the choice of rate and of the
  * top tags with their display names, and the writing of each file, which is removed
- * again when it could not be written whole. `shimview html` uses the same context and
- * the same writer for its page, which holds the figures inline (html.c).
+ * again when it could not be written whole. A tag is drawn with the program's threads
+ * added together (match.c folds them, as `report` shows them), and the samples of other
+ * processes and of the idle CPU are a tag each, ranked after the program's. `shimview
+ * html` uses the same context and the same writer for its page, which holds the figures
+ * inline (html.c).
  */
 #include "commands.h"
+#include "match.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -262,12 +266,21 @@ int plot_command(int argc, char **argv, const char *cmd, const char *usage, cons
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     }
+    struct profile view;
+    char **names;
+    if (match_fold(p, &view, &names)) {
+        fprintf(stderr, "shimview: %s: out of memory\n", p->file);
+        profile_free(p);
+        return EXIT_FILE_ERROR;
+    }
     struct plot_ctx c;
-    rc = plot_ctx_init(&c, p, o.file, o.rate, o.top, cmd);
+    rc = plot_ctx_init(&c, &view, o.file, o.rate, o.top, cmd);
+    c.whole = p;
     if (rc == 0) {
         rc = run(&o, &c);
         plot_ctx_free(&c);
     }
+    match_fold_free(&view, names);
     profile_free(p);
     return rc;
 }

@@ -47,9 +47,11 @@
 
 /* One tag chosen for the figures: its entry and its display name. */
 struct plot_ctx {
-    const struct profile *p;
-    const char *source; /* the profile's file name without its directory */
-    size_t rate;        /* index into p->rates (when p->nrates > 0) */
+    const struct profile *p;     /* for `plot` and `html`, the profile's threads folded together
+                                  * (match_fold), so a tag is one series whoever ran it */
+    const struct profile *whole; /* the profile as loaded, threads apart; NULL when unused */
+    const char *source;          /* the profile's file name without its directory */
+    size_t rate;                 /* index into p->rates (when p->nrates > 0) */
     struct named_tag *top;
     size_t ntop;        /* the top N tags by samples */
     enum svg_kind kind; /* SVG_INLINE when the figures go into an HTML page */
@@ -91,8 +93,9 @@ struct plot_options {
 };
 
 /* Command cmd: parse (argc, argv) as plot_options (usage: the --help text; output: what
- * -o names, "a directory", for messages), load the profile, set up the figures' context
- * and call run, which returns the exit status. The exit status (commands.h). */
+ * -o names, "a directory", for messages), load the profile, fold its threads together,
+ * set up the figures' context (c->p the folded view, c->whole the profile) and call run,
+ * which returns the exit status. The exit status (commands.h). */
 int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
                  int (*run)(const struct plot_options *o, struct plot_ctx *c));
 

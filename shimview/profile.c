@@ -18,10 +18,15 @@
  * ignores members it does not know, as the format asks. Members the format allows to be
  * absent (summaries of empty histograms, rate statistics when n is 0, the `other` entry's
  * tuple, `by` when the run did not ask for one rate bucketed by another, the
- * calling-context members, which profile_cct.c reads) are read as optional.
+ * calling-context members, which profile_cct.c reads, the compiler pass's, which
+ * profile_pass.c reads, and the observed threads of `placement`, which profile_threads.c
+ * reads) are read as optional. A path entry of `paths` is read by the code that reads a
+ * tag entry, with its own tuple.
  */
 #include "profile.h"
 #include "profile_cct.h"
+#include "profile_pass.h"
+#include "profile_threads.h"
 #include "reader.h"
 
 #include <inttypes.h>
@@ -151,6 +156,19 @@ static int read_tag_tuple(struct reader *r, const json_t *v, struct profile_tag 
     return 0;
 }
 
+/* A path entry's tuple: [function address, path number]; its names, if any, mean
+ * nothing and are not read. */
+static int read_path_tuple(struct reader *r, const json_t *v, struct profile_tag *t)
+{
+    size_t mark = path_key(r, "values");
+    const json_t *values = json_object_get(v, "values");
+    if (array_length(r, values, 2, "[function address, path number]") ||
+        array_values(r, values, sizeof *t->values, value_integer, &t->values, &t->nvalues))
+        return -1;
+    path_restore(r, mark);
+    return 0;
+}
+
 static int read_tag_rates(struct reader *r, const json_t *v, struct profile_tag *t,
                           const struct profile *p)
 {
@@ -244,6 +262,7 @@ static int read_tag_by(struct reader *r, const json_t *v, struct profile_tag *t,
 struct tag_ctx {
     const struct profile *p;
     int is_other;
+    int is_path; /* an entry of `paths`: values [function, path], no names, by optional */
 };
 
 static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
@@ -258,7 +277,8 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
             member_null(r, v, "values", other_has_no_tuple) ||
             member_null(r, v, "names", other_has_no_tuple))
             return -1;
-    } else if (member_u64(r, v, "thread", &t->thread) || read_tag_tuple(r, v, t, c->p)) {
+    } else if (member_u64(r, v, "thread", &t->thread) ||
+               (c->is_path ? read_path_tuple(r, v, t) : read_tag_tuple(r, v, t, c->p))) {
         return -1;
     }
     if (member_u64(r, v, "samples", &t->samples) ||
@@ -270,12 +290,21 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
         return reader_fail(r, "%" PRIu64 " is more than samples (%" PRIu64 ")", t->kept,
                            t->samples);
     }
-    return read_tag_rates(r, v, t, c->p) || read_tag_by(r, v, t, c->p) ? -1 : 0;
+    if (read_tag_rates(r, v, t, c->p)) return -1;
+    if (c->is_path && !json_object_get(v, "by")) return 0;
+    return read_tag_by(r, v, t, c->p);
+}
+
+int profile_read_entry(struct reader *r, const json_t *v, struct profile_tag *t,
+                       const struct profile *p, int is_other)
+{
+    struct tag_ctx c = {p, is_other, 1};
+    return element_tag(r, v, t, &c);
 }
 
 static int read_tags(struct reader *r, const json_t *root, struct profile *p)
 {
-    struct tag_ctx tags = {p, 0}, other = {p, 1};
+    struct tag_ctx tags = {p, 0, 0}, other = {p, 1, 0};
     if (member_array(r, root, "tags", sizeof *p->tags, element_tag, &tags, &p->tags, &p->ntags))
         return -1;
     size_t mark = path_key(r, "other");
@@ -400,7 +429,7 @@ static int read_placement(struct reader *r, const json_t *root, struct profile_p
         member_string(r, o, "shared", &pl->shared) ||
         member_values(r, o, "allowed_cpus", sizeof *pl->allowed_cpus, value_u64, &pl->allowed_cpus,
                       &pl->nallowed) ||
-        member_u64(r, o, "observed_tid", &pl->observed_tid))
+        member_u64(r, o, "observed_tid", &pl->observed_tid) || profile_read_threads(r, o, pl))
         return -1;
     path_restore(r, mark);
     return 0;
@@ -581,7 +610,7 @@ struct profile *profile_load(const char *path, char *err, size_t errlen)
     return p;
 }
 
-static void free_tag(struct profile_tag *t, size_t nrates)
+void profile_free_entry(struct profile_tag *t, size_t nrates)
 {
     free(t->values);
     free(t->names);
@@ -595,9 +624,9 @@ void profile_free(struct profile *p)
 {
     if (!p) return;
     for (size_t i = 0; p->tags && i < p->ntags; i++)
-        free_tag(&p->tags[i], p->nrates);
+        profile_free_entry(&p->tags[i], p->nrates);
     free(p->tags);
-    free_tag(&p->other, p->nrates);
+    profile_free_entry(&p->other, p->nrates);
     free(p->period.buckets);
     free(p->gap.buckets);
     free(p->cpc.buckets);
@@ -605,6 +634,7 @@ void profile_free(struct profile *p)
     free(p->signals.tags);
     free(p->signals.counters);
     free(p->placement.allowed_cpus);
+    profile_threads_free(&p->placement);
     free(p->machine.pu);
     free(p->config.tag_slots);
     free(p->config.counter_slots);

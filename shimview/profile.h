@@ -95,6 +95,59 @@ struct profile_module {
     uint64_t base;               /* run-time address = base + offset */
 };
 
+/* The compiler pass's side table of one function (`functions[].pass`, docs/compiler-
+ * pass.md): its loops, its basic blocks, and the edges of the acyclic graph its
+ * Ball-Larus path numbers were computed on, from which a path number gives back its
+ * blocks (paths.h). Nodes of that graph are block indices, PASS_NODE_ENTRY and
+ * PASS_NODE_EXIT. */
+#define PASS_NODE_ENTRY (-1)
+#define PASS_NODE_EXIT  (-2)
+
+enum pass_edge_kind {
+    PASS_EDGE_ENTRY,  /* ENTRY -> block 0 */
+    PASS_EDGE_EDGE,   /* a control-flow edge between two blocks, not a back edge */
+    PASS_EDGE_START,  /* ENTRY -> a loop header: a path that begins after a back edge */
+    PASS_EDGE_END,    /* a back edge's source -> EXIT: a path that ends going round a loop */
+    PASS_EDGE_RETURN, /* a returning block -> EXIT */
+};
+
+struct pass_loop {
+    uint64_t loop;    /* its number, the L of the loop signal: 1, 2, ... */
+    const char *file; /* NULL: unknown */
+    uint64_t line;    /* 0: unknown */
+    uint64_t parent;  /* the number of the loop around it; 0: none */
+    uint64_t depth;   /* 1 for an outermost loop */
+    uint64_t header;  /* its header's block index */
+};
+
+struct pass_block {
+    const char *name; /* the IR block's name, "" when it has none */
+    const char *file; /* NULL: unknown (the function's file, if any, is the best guess) */
+    size_t nlines;
+    uint64_t *lines; /* its distinct source lines, in order of first appearance */
+};
+
+struct pass_edge {
+    int64_t from, to; /* block indices, PASS_NODE_ENTRY or PASS_NODE_EXIT */
+    uint64_t val;     /* what the edge adds to the path number */
+    enum pass_edge_kind kind;
+};
+
+struct profile_pass {
+    const char *name, *file; /* file NULL: unknown */
+    uint64_t line;
+    uint64_t paths;       /* acyclic paths from ENTRY to EXIT; 0: no path numbering */
+    const char *fallback; /* why it has none (too many paths), or NULL */
+    size_t nloops, nblocks, nedges;
+    struct pass_loop *loops;   /* sorted: loops[i] is loop number i + 1 */
+    struct pass_block *blocks; /* block 0 is the entry block */
+    struct pass_edge *edges;   /* sorted by from (ENTRY first), then by val */
+    size_t *out;  /* node v's outgoing edges are edges[out[v + 1] .. out[v + 2]) for v from
+                   * ENTRY to the last block */
+    uint64_t *np; /* per node v (v + 2: EXIT, ENTRY, the blocks): the paths from v to EXIT,
+                   * saturating at UINT64_MAX; np[1] == paths when paths > 0 */
+};
+
 /* A function the calling context refers to (`functions`). */
 struct profile_function {
     uint64_t id;          /* what cct nodes refer to it by; distinct */
@@ -103,6 +156,8 @@ struct profile_function {
     const char *module;   /* a path in `modules`, or NULL: in no module */
     const char *build_id; /* NULL with a NULL module */
     const char *name;     /* its symbol, or NULL when none names it */
+    /* the compiler pass's table, or NULL */
+    struct profile_pass *pass;
 };
 
 /* One calling context: row i of a thread's `nodes`. Row 0 is the root (the thread
@@ -148,10 +203,31 @@ struct profile_tag {
      * held 0, outside every instrumented function, or an address `functions` does not
      * list), and the context slot 9 held: a node of context_thread's tree. A value of 0
      * (a thread that had entered no instrumented function) is the root of the thread
-     * whose tid is the entry's thread word, or no context when no tree has that tid. */
+     * whose tid is the entry's thread word, or no context when no tree has that tid.
+     * Without `cct`, function is set the same way when slot 8 is among signals.tags (the
+     * compiler pass's method signal); in a path entry it is the path's function. */
     const struct profile_function *function;
     const struct profile_cct_thread *context_thread;
     size_t context_node;
+    /* With a loop slot (profile.has_loop_slot): the function whose address slot 10 held
+     * (NULL when it held 0 or an address `functions` does not list) and the loop number
+     * (0: outside every loop; never more than the function's pass table has loops). */
+    const struct profile_function *loop_function;
+    uint64_t loop;
+    /* In a folded view (match.h), an entry of more than one thread word: `thread` is then
+     * only its first entry's. 0 in a profile as loaded. */
+    int several_threads;
+};
+
+/* The top-level `paths`: what became of the samples the observer tried to attribute to
+ * a Ball-Larus path, and an entry per (thread, function, path) that got any. */
+struct profile_paths {
+    uint64_t ring, resolved, overwritten, pending;
+    size_t nentries;
+    struct profile_tag *entries; /* values [function address, path]; function: the
+                                  * path's function (NULL when `functions` lacks it) */
+    int has_other;               /* `other`: samples of paths the table had no room for */
+    struct profile_tag other;
 };
 
 struct profile_program {
@@ -190,11 +266,36 @@ struct profile_machine {
     int tsc_invariant;
 };
 
+/* A thread of the observed program (`placement.threads`). */
+struct profile_thread {
+    uint64_t tid; /* never 0: that is the idle task */
+    const char *name;
+};
+
+/* One observer thread (`placement.observers`): the CPU it watched, its own, how the two
+ * are related, and the samples it took (its table was added into the profile's). */
+struct profile_observer {
+    uint64_t observed_cpu, observer_cpu, samples;
+    const char *relation, *shared;
+};
+
 struct profile_placement {
     uint64_t observed_cpu, observer_cpu, observed_tid;
     const char *relation, *shared;
     size_t nallowed;
     uint64_t *allowed_cpus;
+    /* Which threads were observed (profile_threads.h); has_threads 0 in a profile written
+     * before the list existed, whose every entry is the program's. threads_attached counts
+     * the threads that joined after the first, which may be more than the list holds. */
+    int has_threads;
+    size_t nthreads;
+    struct profile_thread *threads; /* the first observed thread, then each that joined */
+    struct key_ref *thread_index;   /* their tids, sorted, for lookups (profile_cct.h) */
+    uint64_t threads_attached;
+    const char *identity_source; /* "bpf", "pinned", or NULL when absent */
+    const char *identity_why;    /* why BPF was not used, or NULL */
+    size_t nobservers;           /* 0 when absent */
+    struct profile_observer *observers;
 };
 
 struct profile_run {
@@ -261,6 +362,12 @@ struct profile {
     struct profile_function *functions;
     int has_cct; /* the optional `cct`: a calling-context profile */
     struct profile_cct cct;
+    /* The compiler pass's signals: where slot 8 (the function) and slot 10 (the loop) are
+     * in signals.tags, when the observer read them; and the optional `paths`. */
+    int has_function_slot, has_loop_slot;
+    size_t function_tag, loop_tag;
+    int has_paths;
+    struct profile_paths paths;
 };
 
 /* Load and validate the profile at path, or standard input when path is "-" (named

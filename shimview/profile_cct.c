@@ -22,9 +22,11 @@
  * a node, and calls made while a thread's arena was full got none.
  *
  * Lookups are sorted arrays of (key, index) searched by bisection, so a profile with many
- * threads, functions or tag entries loads in n log n.
+ * threads, functions or tag entries loads in n log n. profile_pass.c reads what the
+ * compiler pass adds to `functions`, and `paths`, with the same lookups.
  */
 #include "profile_cct.h"
+#include "profile_pass.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -33,11 +35,6 @@
 
 /* ---- sorted lookups ---- */
 
-struct key_ref {
-    uint64_t key;
-    size_t i;
-};
-
 static int by_key(const void *a, const void *b)
 {
     const struct key_ref *x = a, *y = b;
@@ -45,9 +42,7 @@ static int by_key(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The n elements of size `size` at base, keyed by the uint64_t at `offset` in each,
- * sorted by key (then position). NULL if memory ran out. */
-static struct key_ref *key_index(const void *base, size_t n, size_t size, size_t offset)
+struct key_ref *key_index(const void *base, size_t n, size_t size, size_t offset)
 {
     struct key_ref *k = malloc((n ? n : 1) * sizeof *k);
     if (!k) return NULL;
@@ -59,8 +54,7 @@ static struct key_ref *key_index(const void *base, size_t n, size_t size, size_t
     return k;
 }
 
-/* The position of the first element with key, or -1. */
-static long key_find(const struct key_ref *k, size_t n, uint64_t key)
+long key_find(const struct key_ref *k, size_t n, uint64_t key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -376,6 +370,7 @@ int profile_read_cct(struct reader *r, const json_t *root, struct profile *p)
     const json_t *cct = json_object_get(root, "cct");
     int rc = read_functions(r, root, &l);
     if (rc == 0 && cct && !json_is_null(cct)) rc = read_cct(r, root, &l);
+    if (rc == 0) rc = profile_read_pass(r, root, p, l.fn_by_id, l.fn_by_address);
     for (size_t i = 0; rc == 0 && p->has_cct && i < p->ntags; i++) {
         size_t mark = path_key(r, "tags");
         path_index(r, i);
@@ -392,6 +387,7 @@ int profile_read_cct(struct reader *r, const json_t *root, struct profile *p)
 
 void profile_cct_free(struct profile *p)
 {
+    profile_pass_free(p);
     for (size_t i = 0; p->cct.threads && i < p->cct.nthreads; i++)
         free(p->cct.threads[i].nodes);
     free(p->cct.threads);

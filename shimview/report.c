@@ -9,11 +9,19 @@
  * Below it come the evidence that the numbers can be trusted (DTE: how many periods were
  * rated and kept) and what observing cost (sample period, observer CPU share).
  *
- * The same rows feed two tables: aligned text for people (top N rows, names truncated)
- * and CSV for programs (every row unless --top is given, slots and values in separate
- * columns, fractions rather than percentages, full precision). Building a table first
- * and printing it once keeps column widths right without a second pass over the data.
- * On a terminal each row also gets a sparkline of its rate histogram (sparkline.c).
+ * A program's threads are one program: a row holds the tuple's samples in every thread
+ * of it, added up exactly (match.c folds the entries: their sums add, and the rate and
+ * the mean are formed again from the sums), and the samples the observer took while
+ * another process, or nothing, ran on the CPU it watched are a row each at the bottom,
+ * "(other processes)" and "(idle)" (profile_threads.h), so they are neither lost nor
+ * mistaken for the program's. --per-thread shows the entries as the profile holds them,
+ * a row per thread and tuple. Shares stay shares of every attributed sample, whoever ran.
+ *
+ * The same rows feed two tables (rows.c): aligned text for people (top N rows, names
+ * truncated) and CSV for programs (every row unless --top is given, slots and values in
+ * separate columns, fractions rather than percentages, full precision). Building a table
+ * first and printing it once keeps column widths right without a second pass over the
+ * data. On a terminal each row also gets a sparkline of its rate histogram (sparkline.c).
  *
  * The text report's parts are also written as HTML (report.h), for `shimview html`:
  * the same facts and the same table, so a page and a terminal never disagree. The
@@ -23,9 +31,12 @@
 #include "by.h"
 #include "commands.h"
 #include "markup.h"
+#include "match.h"
 #include "plot.h"
 #include "profile.h"
+#include "profile_threads.h"
 #include "report.h"
+#include "rows.h"
 #include "sparkline.h"
 #include "stats.h"
 #include "table.h"
@@ -40,29 +51,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_TOP    20
-#define NAME_MAX_WIDTH 48
-
-/* Columns per rate: text "rate", "± CI", "n"; CSV after the fixed ones
- * "mean_", "ci95_", "n_", "rate_", "rate_ci95_". */
-#define TEXT_RATE_COLS 3
-#define CSV_FIXED_COLS 8
-#define CSV_RATE_COLS  5
+#define DEFAULT_TOP 20
 
 const char report_usage[] =
-    "usage: shimview report [--csv[=TABLE]] [--top N | --all] [--[no-]sparklines]\n"
-    "                       (FILE | -)\n"
+    "usage: shimview report [--csv[=TABLE]] [--top N | --all] [--per-thread]\n"
+    "                       [--[no-]sparklines] (FILE | -)\n"
     "\n"
-    "Print a profile: the run and the machine, one row per tag tuple sorted by samples\n"
-    "(share of samples, share of TSC cycles, and for each rate its value over the kept\n"
-    "periods with a 95% confidence interval and the number of kept periods), the\n"
-    "'other' row, DTE statistics, the sample period and shim's own cost; when the run\n"
-    "set SHIM_BY, a table of one rate per bucket of another for the top tags (4, or\n"
-    "--top N). The CSV also has the mean of the per-period rates. '-' reads the\n"
-    "profile from standard input; a file larger than 1 GiB is refused.\n"
+    "Print a profile: the run and the machine, one row per tag tuple sorted by samples,\n"
+    "the program's threads added together (share of all samples, share of TSC cycles,\n"
+    "and for each rate its value over the kept periods with a 95% confidence interval\n"
+    "and the number of kept periods), a row for the samples of other processes and one\n"
+    "for the idle CPU, the 'other' row, DTE statistics, the sample period and shim's\n"
+    "own cost; when the run set SHIM_BY, a table of one rate per bucket of another for\n"
+    "the top tags (4, or --top N). The CSV also has the mean of the per-period rates.\n"
+    "'-' reads the profile from standard input; a file larger than 1 GiB is refused.\n"
     "\n"
-    "  -n, --top N         show the N rows with most samples (default 20)\n"
+    "  -n, --top N         show the N rows of the program's tags with most samples\n"
+    "                      (default 20)\n"
     "  -a, --all           show every row\n"
+    "      --per-thread    one row per thread and tag tuple, with the thread's id and\n"
+    "                      name, instead of the program's threads added together\n"
     "      --csv[=TABLE]   print only one table, as CSV with a header row: 'tags' (the\n"
     "                      default: every row unless --top is given), 'period' (the\n"
     "                      sample period summary) or 'by' (one rate per bucket of\n"
@@ -82,6 +90,7 @@ struct report_options {
     int all;
     long top;
     int sparklines; /* -1: when standard output is a terminal */
+    int per_thread; /* the per-tag table keeps threads apart */
     const char *file;
 };
 
@@ -91,34 +100,10 @@ struct report_out {
     FILE *f;
     enum report_format fmt;
     int in_facts, in_row; /* HTML: a facts table, a row of it, is open */
+    int per_thread;       /* the per-tag table has a row per thread and tuple */
 };
 
 /* ---- formatting helpers ---- */
-
-static const char *fmt_percent(double frac, char *buf, size_t len)
-{
-    if (isnan(frac))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.2f%%", 100 * frac);
-    return buf;
-}
-
-/* The mean to the precision its interval supports: the interval to two significant
- * digits, the mean to the same decimal place. */
-static void fmt_mean_ci(double mean, double ci, char *m, char *c, size_t len)
-{
-    if (!isfinite(ci) || ci <= 0 || !isfinite(mean) || fabs(mean) >= 1e9) {
-        snprintf(m, len, "%.4g", mean);
-        snprintf(c, len, isfinite(ci) ? "± %.2g" : "± -", ci);
-        return;
-    }
-    int decimals = 1 - (int)floor(log10(ci));
-    if (decimals < 0) decimals = 0;
-    if (decimals > 6) decimals = 6;
-    snprintf(m, len, "%.*f", decimals, mean);
-    snprintf(c, len, "± %.*f", decimals, ci);
-}
 
 static const char *fmt_duration(double ns, char *buf, size_t len)
 {
@@ -218,14 +203,21 @@ static int print_table(struct report_out *o, const struct table *t)
 
 /* ---- rows ---- */
 
-/* How many tag rows to print (`other` is always printed when it has samples): every
- * row when top is negative, else the top N. */
-static size_t rows_shown(const struct profile *p, long top, size_t *hidden)
+/* Which of the named rows (the program's tags, then the rows of other processes and
+ * idle, then `other`) a table prints: rows [0, *first) and [*rest, n). The program's
+ * tags are cut to the top N (every one when top is negative). In the merged view the rows
+ * of other threads, one per group, are printed whatever N is, as `other` is; kept apart
+ * per thread they are rows like the others, cut with them. Returns the rows left out. */
+static size_t rows_cut(const struct profile *p, const struct named_tag *rows, size_t n, long top,
+                       int per_thread, size_t *first, size_t *rest)
 {
-    size_t limit = p->ntags;
-    if (top >= 0 && (size_t)top < limit) limit = (size_t)top;
-    *hidden = p->ntags - limit;
-    return limit;
+    size_t ranked = n > 0 && rows[n - 1].tag->is_other ? n - 1 : n, prefix = ranked;
+    if (!per_thread)
+        for (prefix = 0; prefix < ranked; prefix++)
+            if (tag_thread_group(p, rows[prefix].tag) != THREAD_PROGRAM) break;
+    *first = top >= 0 && (size_t)top < prefix ? (size_t)top : prefix;
+    *rest = prefix;
+    return prefix - *first;
 }
 
 /* The rows --top, --all and --csv ask for: every row for --all, and for CSV unless
@@ -237,14 +229,51 @@ static long rows_wanted(const struct report_options *o)
     return o->csv ? -1 : DEFAULT_TOP;
 }
 
-static int distinct_threads(const struct profile *p)
+/* ---- the text report ---- */
+
+/* Where the thread word came from: "(thread ids from BPF)", "(thread ids: pinned: WHY)". */
+static const char *identity_text(const struct profile_placement *pl, char *buf, size_t len)
 {
-    for (size_t i = 1; i < p->ntags; i++)
-        if (p->tags[i].thread != p->tags[0].thread) return 1;
-    return 0;
+    const char *src = pl->identity_source, *why = pl->identity_why;
+    if (!src)
+        snprintf(buf, len, "(the profile does not say where thread ids came from)");
+    else if (strcmp(src, "bpf") == 0)
+        snprintf(buf, len, "(thread ids from BPF)");
+    else
+        snprintf(buf, len, "(thread ids: %s%s%s)", src, why ? ": " : "", why ? why : "");
+    return buf;
 }
 
-/* ---- the text report ---- */
+/* The observed threads, the observers, and what shares are shares of. */
+static void print_threads(struct report_out *o, const struct profile *p)
+{
+    const struct profile_placement *pl = &p->placement;
+    char a[32], b[32], c[512];
+    if (pl->has_threads) {
+        uint64_t observed = pl->threads_attached + 1; /* the first, then each that joined */
+        if (observed > pl->nthreads)
+            fact(o, "threads", "%s observed, the first %s listed %s",
+                 fmt_count(observed, a, sizeof a), fmt_count(pl->nthreads, b, sizeof b),
+                 identity_text(pl, c, sizeof c));
+        else
+            fact(o, "threads", "%s observed %s", fmt_count(pl->nthreads, a, sizeof a),
+                 identity_text(pl, c, sizeof c));
+    }
+    if (pl->nobservers == 1)
+        fact(o, "observers", "1 (CPU %" PRIu64 " watching CPU %" PRIu64 ")",
+             pl->observers[0].observer_cpu, pl->observers[0].observed_cpu);
+    else if (pl->nobservers > 1)
+        fact(o, "observers", "%zu, their tables added together:", pl->nobservers);
+    for (size_t i = 0; pl->nobservers > 1 && i < pl->nobservers; i++) {
+        const struct profile_observer *w = &pl->observers[i];
+        fact(o, "", "CPU %" PRIu64 " watching CPU %" PRIu64 ": %s, sharing %s, %s samples",
+             w->observer_cpu, w->observed_cpu, w->relation, w->shared,
+             fmt_count(w->samples, a, sizeof a));
+    }
+    fact(o, "shares", "of all %s attributed samples%s; time share: of their TSC cycles",
+         fmt_count(p->samples.total - p->samples.interrupted, a, sizeof a),
+         pl->has_threads ? " (every thread's: other processes and idle too)" : "");
+}
 
 static void print_header(struct report_out *o, const struct profile *p)
 {
@@ -266,112 +295,7 @@ static void print_header(struct report_out *o, const struct profile *p)
     fact(o, "placement",
          "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64 "): %s, sharing %s",
          pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
-}
-
-/* The sparkline column: drawn or not, in which characters, of which rate, over which
- * range (the one every row shares). */
-struct sparkline_look {
-    int on;
-    enum sparkline_style style;
-    size_t rate;
-    double lo, hi;
-};
-
-/* Sparklines of rate index `rate` (negative: none) when there is something to draw: the
- * rate, and samples inside some tag's histogram span. */
-static struct sparkline_look sparkline_look(const struct profile *p, long rate,
-                                            enum sparkline_style style)
-{
-    struct sparkline_look sl = {.style = style, .rate = rate >= 0 ? (size_t)rate : 0};
-    sl.on = rate >= 0 && sparkline_range(p, sl.rate, &sl.lo, &sl.hi) == 0;
-    return sl;
-}
-
-static struct table *text_table(const struct profile *p, int threads,
-                                const struct sparkline_look *sl)
-{
-    size_t ncols = 4 + (size_t)threads + TEXT_RATE_COLS * p->nrates + (sl->on ? 1 : 0);
-    enum table_align *align = calloc(ncols, sizeof *align);
-    if (!align) return NULL;
-    for (size_t c = 0; c < ncols; c++)
-        align[c] = TABLE_RIGHT;
-    align[threads] = TABLE_LEFT;
-    for (size_t r = 0; r < p->nrates; r++) {
-        align[4 + threads + TEXT_RATE_COLS * r + 1] = TABLE_LEFT; /* the ± column */
-    }
-    if (sl->on) align[ncols - 1] = TABLE_LEFT;
-    struct table *t = table_new(ncols, align);
-    free(align);
-    if (!t) return NULL;
-    table_column_class(t, (size_t)threads, "name");
-    if (sl->on) table_column_class(t, ncols - 1, "spark");
-    table_add_row(t);
-    size_t c = 0;
-    if (threads) table_set(t, c++, "thread");
-    table_set(t, c++, "name");
-    table_set(t, c++, "samples");
-    table_set(t, c++, "share");
-    table_set(t, c++, "time share");
-    for (size_t r = 0; r < p->nrates; r++) {
-        table_set(t, c++, "%s rate", p->rates[r].name);
-        table_set(t, c++, "± 95%% CI");
-        table_set(t, c++, "n");
-    }
-    if (sl->on) table_set(t, c++, "%s histogram", p->rates[sl->rate].name);
-    table_end_header(t);
-    return t;
-}
-
-/* A name cell, cut to NAME_MAX_WIDTH columns with "..." when longer and cut is set. */
-static void set_name_cell(struct table *t, size_t col, const char *name, int cut)
-{
-    table_set_cut(t, col, name, cut ? NAME_MAX_WIDTH : 0);
-}
-
-/* The delta-method interval of a rate entry's ratio estimate. */
-static double stats_rate_ci95(const struct profile_rate_stats *s)
-{
-    return stats_ratio_ci95(s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
-}
-
-/* Two cells, "value" and "± ci", from column c; a dash when nothing was kept. */
-static size_t estimate_cells(struct table *t, size_t c, uint64_t n, double value, double ci)
-{
-    char v[64], h[64];
-    if (n == 0) {
-        table_set(t, c, "-");
-        return c + 2;
-    }
-    fmt_mean_ci(value, ci, v, h, sizeof v);
-    table_set(t, c, "%s", v);
-    table_set(t, c + 1, "%s", h);
-    return c + 2;
-}
-
-static void text_row(struct table *t, const struct profile *p, const struct named_tag *row,
-                     int threads, uint64_t total_cycles, const struct sparkline_look *sl, int cut)
-{
-    const struct profile_tag *tag = row->tag;
-    char a[64];
-    size_t c = 0;
-    table_add_row(t);
-    if (threads && !tag->is_other) table_set(t, c, "%" PRIu64, tag->thread);
-    c += (size_t)threads;
-    set_name_cell(t, c++, row->name, cut);
-    table_set(t, c++, "%s", fmt_count(tag->samples, a, sizeof a));
-    table_set(t, c++, "%s", fmt_percent(tag->share, a, sizeof a));
-    table_set(t, c++, "%s", fmt_percent(stats_fraction(tag->cycles, total_cycles), a, sizeof a));
-    for (size_t r = 0; r < p->nrates; r++) {
-        const struct profile_rate_stats *s = &tag->rates[r];
-        c = estimate_cells(t, c, s->n, s->rate, stats_rate_ci95(s));
-        table_set(t, c++, "%s", fmt_count(s->n, a, sizeof a));
-    }
-    if (sl->on) {
-        char spark[4 * SPARKLINE_CELLS + 1];
-        table_set(t, c, "%s",
-                  sparkline_format(&tag->rates[sl->rate].hist, sl->lo, sl->hi, sl->style, spark,
-                                   sizeof spark));
-    }
+    print_threads(o, p);
 }
 
 static void print_rate_legend(struct report_out *o, const struct profile *p,
@@ -408,7 +332,7 @@ static void print_dte(struct report_out *o, const struct profile *p)
          fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
     fact(o, "DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
          fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
-         fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
+         rows_fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
          fmt_count(s->discarded, d, sizeof d), fmt_count(s->thread_changes, e, sizeof e));
     if (p->config.dte_off)
         fact(o, "", "DTE off: every rated period kept (tolerance %g not applied)",
@@ -488,19 +412,20 @@ static void print_cost(struct report_out *o, const struct profile *p)
 static int print_tags(struct report_out *o, const struct profile *p, long top,
                       const struct sparkline_look *sl)
 {
-    size_t nrows = 0;
+    size_t nrows = 0, first, rest;
     struct named_tag *rows = named_tags(p, 1, &nrows);
     if (!rows) return -1;
-    size_t hidden, shown = rows_shown(p, top, &hidden);
-    int threads = distinct_threads(p);
+    size_t hidden = rows_cut(p, rows, nrows, top, o->per_thread, &first, &rest);
     uint64_t total_cycles = profile_total_cycles(p);
-    struct table *t = text_table(p, threads, sl);
+    struct rows_look look = {.thread = o->per_thread,
+                             .thread_name = o->per_thread && p->placement.has_threads,
+                             .spark = *sl};
+    struct table *t = rows_text_table(p, &look);
     int rc = -1;
     if (t) {
         int cut = o->fmt == REPORT_TEXT; /* a page wraps a long name instead */
-        for (size_t i = 0; i < shown; i++)
-            text_row(t, p, &rows[i], threads, total_cycles, sl, cut);
-        if (p->other.samples > 0) text_row(t, p, &rows[nrows - 1], threads, total_cycles, sl, cut);
+        for (size_t i = 0; i < nrows; i++)
+            if (i < first || i >= rest) rows_text_row(t, p, &rows[i], &look, total_cycles, cut);
         rc = print_table(o, t);
         table_free(t);
     }
@@ -528,7 +453,7 @@ static int print_by(struct report_out *o, const struct profile *p, long top)
     char what[640];
     size_t hidden;
     if (!p->has_by) return 0;
-    struct table *t = by_table(p, top, 0, o->fmt == REPORT_TEXT ? NAME_MAX_WIDTH / 2 : 0, &hidden);
+    struct table *t = by_table(p, top, 0, o->fmt == REPORT_TEXT ? ROWS_NAME_WIDTH / 2 : 0, &hidden);
     if (!t) return -1;
     fact(o, "by", "%s", by_describe(p, what, sizeof what));
     int rc = p->ntags ? print_table(o, t) : 0;
@@ -555,18 +480,23 @@ static int print_sampling(struct report_out *o, const struct profile *p)
     return rc;
 }
 
-static int print_text(const struct profile *p, const struct report_options *opt)
+/* The text report of p, whose threads `view` holds folded together (match_fold): the
+ * per-tag table of the view, or of p itself with --per-thread; the by table of the view. */
+static int print_text(const struct profile *p, const struct profile *view,
+                      const struct report_options *opt)
 {
-    struct report_out o = {.f = stdout, .fmt = REPORT_TEXT};
+    struct report_out o = {.f = stdout, .fmt = REPORT_TEXT, .per_thread = opt->per_thread};
+    const struct profile *rows = opt->per_thread ? p : view;
     int on = opt->sparklines < 0 ? isatty(STDOUT_FILENO) : opt->sparklines;
-    struct sparkline_look sl = sparkline_look(p, on ? (long)plot_default_rate(p) : -1,
-                                              on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
+    struct sparkline_look sl =
+        rows_sparkline_look(p, on ? (long)plot_default_rate(p) : -1,
+                            on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
     print_header(&o, p);
     fputc('\n', o.f);
-    int rc = print_tags(&o, p, rows_wanted(opt), &sl);
+    int rc = print_tags(&o, rows, rows_wanted(opt), &sl);
     if (p->has_by) {
         fputc('\n', o.f);
-        int rc1 = print_by(&o, p, by_rows_wanted(opt));
+        int rc1 = print_by(&o, view, by_rows_wanted(opt));
         fputc('\n', o.f);
         rc = rc ? rc : rc1;
     }
@@ -583,11 +513,18 @@ void report_write_run(FILE *f, enum report_format fmt, const struct profile *p)
     facts_end(&o);
 }
 
+void report_write_threads(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    print_threads(&o, p);
+    facts_end(&o);
+}
+
 int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
                       long sparkline_rate)
 {
     struct report_out o = {.f = f, .fmt = fmt};
-    struct sparkline_look sl = sparkline_look(p, sparkline_rate, SPARKLINE_UTF8);
+    struct sparkline_look sl = rows_sparkline_look(p, sparkline_rate, SPARKLINE_UTF8);
     return print_tags(&o, p, top, &sl);
 }
 
@@ -611,94 +548,30 @@ void report_note(FILE *f, enum report_format fmt, const char *text)
 
 /* ---- CSV ---- */
 
-static struct table *csv_table(const struct profile *p)
-{
-    size_t ncols = CSV_FIXED_COLS + CSV_RATE_COLS * p->nrates;
-    enum table_align *align = calloc(ncols, sizeof *align); /* unused by CSV */
-    if (!align) return NULL;
-    struct table *t = table_new(ncols, align);
-    free(align);
-    if (!t) return NULL;
-    static const char *const heads[8] = {"thread",  "slot",  "value",      "name",
-                                         "samples", "share", "time_share", "kept"};
-    table_add_row(t);
-    for (size_t c = 0; c < 8; c++)
-        table_set(t, c, "%s", heads[c]);
-    static const char *const rate_heads[CSV_RATE_COLS] = {"mean_", "ci95_", "n_", "rate_",
-                                                          "rate_ci95_"};
-    for (size_t r = 0; r < p->nrates; r++)
-        for (size_t k = 0; k < CSV_RATE_COLS; k++)
-            table_set(t, CSV_FIXED_COLS + CSV_RATE_COLS * r + k, "%s%s", rate_heads[k],
-                      p->rates[r].name);
-    return t;
-}
-
-static void csv_slots_values(struct table *t, const struct profile *p,
-                             const struct profile_tag *tag)
-{
-    char *slots = NULL, *values = NULL;
-    size_t ls = 0, lv = 0;
-    FILE *fs = open_memstream(&slots, &ls), *fv = open_memstream(&values, &lv);
-    for (size_t i = 0; fs && fv && i < tag->nvalues; i++) {
-        fprintf(fs, "%s%" PRIu64, i ? ";" : "", p->signals.tags[i].slot);
-        fprintf(fv, "%s%" PRIu64, i ? ";" : "", tag->values[i]);
-    }
-    if (fs) fclose(fs);
-    if (fv) fclose(fv);
-    table_set(t, 1, "%s", slots ? slots : "");
-    table_set(t, 2, "%s", values ? values : "");
-    free(slots);
-    free(values);
-}
-
-static void csv_row(struct table *t, const struct profile *p, const struct named_tag *row,
-                    uint64_t total_cycles)
-{
-    const struct profile_tag *tag = row->tag;
-    table_add_row(t);
-    if (!tag->is_other) {
-        table_set(t, 0, "%" PRIu64, tag->thread);
-        csv_slots_values(t, p, tag);
-    }
-    table_set(t, 3, "%s", row->name);
-    table_set(t, 4, "%" PRIu64, tag->samples);
-    table_set(t, 5, "%.10g", tag->share);
-    double ts = stats_fraction(tag->cycles, total_cycles);
-    if (!isnan(ts)) table_set(t, 6, "%.10g", ts);
-    table_set(t, 7, "%" PRIu64, tag->kept);
-    for (size_t r = 0; r < p->nrates; r++) {
-        const struct profile_rate_stats *s = &tag->rates[r];
-        size_t c = CSV_FIXED_COLS + CSV_RATE_COLS * r;
-        double ci = stats_ci95(s->n, s->sum, s->sumsq), rate_ci = stats_rate_ci95(s);
-        if (s->n > 0) table_set(t, c, "%.10g", s->mean);
-        if (!isnan(ci)) table_set(t, c + 1, "%.6g", ci);
-        table_set(t, c + 2, "%" PRIu64, s->n);
-        if (s->n > 0) table_set(t, c + 3, "%.10g", s->rate);
-        if (!isnan(rate_ci)) table_set(t, c + 4, "%.6g", rate_ci);
-    }
-}
-
-static int print_csv(const struct profile *p, const struct report_options *o)
+/* One CSV table of p (view: as for print_text). */
+static int print_csv(const struct profile *p, const struct profile *view,
+                     const struct report_options *o)
 {
     if (o->csv == CSV_PERIOD || o->csv == CSV_BY) {
         size_t hidden;
         struct table *t = o->csv == CSV_PERIOD ? period_table(p, 1, 1)
-                                               : by_table(p, rows_wanted(o), 1, 0, &hidden);
+                                               : by_table(view, rows_wanted(o), 1, 0, &hidden);
         int rc = t ? table_print_csv(t, stdout) : -1;
         table_free(t);
         return rc;
     }
-    size_t nrows = 0;
-    struct named_tag *rows = named_tags(p, 1, &nrows);
+    const struct profile *q = o->per_thread ? p : view;
+    size_t nrows = 0, first, rest;
+    struct named_tag *rows = named_tags(q, 1, &nrows);
     if (!rows) return -1;
-    size_t hidden, shown = rows_shown(p, rows_wanted(o), &hidden);
-    uint64_t total_cycles = profile_total_cycles(p);
-    struct table *t = csv_table(p);
+    rows_cut(q, rows, nrows, rows_wanted(o), o->per_thread, &first, &rest);
+    uint64_t total_cycles = profile_total_cycles(q);
+    struct rows_look look = {.thread_name = o->per_thread && p->placement.has_threads, .slots = 1};
+    struct table *t = rows_csv_table(q, &look);
     int rc = -1;
     if (t) {
-        for (size_t i = 0; i < shown; i++)
-            csv_row(t, p, &rows[i], total_cycles);
-        if (p->other.samples > 0) csv_row(t, p, &rows[nrows - 1], total_cycles);
+        for (size_t i = 0; i < nrows; i++)
+            if (i < first || i >= rest) rows_csv_row(t, q, &rows[i], &look, total_cycles);
         rc = table_print_csv(t, stdout);
         table_free(t);
     }
@@ -711,13 +584,10 @@ static int print_csv(const struct profile *p, const struct report_options *o)
 static int parse_options(int argc, char **argv, struct report_options *o)
 {
     static const struct option options[] = {
-        {"csv", optional_argument, NULL, 'c'},
-        {"top", required_argument, NULL, 'n'},
-        {"all", no_argument, NULL, 'a'},
-        {"sparklines", no_argument, NULL, 's'},
-        {"no-sparklines", no_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"csv", optional_argument, NULL, 'c'},     {"top", required_argument, NULL, 'n'},
+        {"all", no_argument, NULL, 'a'},           {"sparklines", no_argument, NULL, 's'},
+        {"no-sparklines", no_argument, NULL, 'S'}, {"per-thread", no_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     int opt;
     opterr = 0;
@@ -741,6 +611,9 @@ static int parse_options(int argc, char **argv, struct report_options *o)
         case 'a':
             o->all = 1;
             break;
+        case 'T':
+            o->per_thread = 1;
+            break;
         case 'n':
             if (parse_count_option("report", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
             o->top_given = 1;
@@ -762,7 +635,12 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 /* The text report or one CSV table on stdout; 0, or -1 when memory ran out. */
 static int print_report(const struct profile *p, const struct report_options *o)
 {
-    return o->csv != CSV_NONE ? print_csv(p, o) : print_text(p, o);
+    struct profile view;
+    char **names;
+    if (match_fold(p, &view, &names)) return -1;
+    int rc = o->csv != CSV_NONE ? print_csv(p, &view, o) : print_text(p, &view, o);
+    match_fold_free(&view, names);
+    return rc;
 }
 
 int report_print(const struct profile *p, int csv, long top)

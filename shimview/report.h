@@ -15,13 +15,19 @@
 
 enum report_format { REPORT_TEXT, REPORT_HTML };
 
-/* The run: the profile, the program, the duration, the machine, the TSC, the placement. */
+/* The run: the profile, the program, the duration, the machine, the TSC, the placement,
+ * then what report_write_threads writes. */
 void report_write_run(FILE *f, enum report_format fmt, const struct profile *p);
 
-/* The per-tag table (the top N rows, every row when top is negative; HTML names are not
- * cut), with a column of sparklines (UTF-8 blocks) of rate index sparkline_rate when it
- * is not negative and the profile has samples in that rate's histograms, then the rates
- * and how to read them. 0, or -1 when memory ran out. */
+/* The observed threads and where their ids came from, the observers, and what the shares
+ * are shares of. */
+void report_write_threads(FILE *f, enum report_format fmt, const struct profile *p);
+
+/* The per-tag table of p, a profile whose threads match_fold() folded together (the top
+ * N rows of the program's tags and the rows of other threads, every row when top is
+ * negative; HTML names are not cut), with a column of sparklines (UTF-8 blocks) of rate index
+ * sparkline_rate when it is not negative and the profile has samples in that rate's histograms,
+ * then the rates and how to read them. 0, or -1 when memory ran out. */
 int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
                       long sparkline_rate);
 
@@ -33,6 +39,14 @@ int report_write_by(FILE *f, enum report_format fmt, const struct profile *p, lo
 /* How the samples were taken: samples, DTE, the sample period's summary, shim's cost.
  * 0, or -1 when memory ran out. */
 int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p);
+
+/* threads.c: the per-thread table as `shimview threads` prints it: text (on stdout,
+ * after report_write_threads' lines) or CSV as o says, or an HTML table (every row); rate:
+ * the one rate shown, or -1 for every rate. Then how to read it. 0, or -1 when memory ran
+ * out. */
+struct match_table_options;
+int threads_write(FILE *f, enum report_format fmt, const struct profile *p, long rate,
+                  const struct match_table_options *o);
 
 /* A remark under a table: a line of text, or a paragraph of HTML (escaped). */
 void report_note(FILE *f, enum report_format fmt, const char *text);

@@ -15,13 +15,20 @@ struct named_tag {
     char *name; /* names joined by '/', or "slot=value" where a value has no name */
 };
 
-/* The entries sorted by samples (file order among equals), each named; with `other`
- * appended when with_other is set and it has samples. NULL if memory ran out. */
+/* The entries sorted by samples (file order among equals), each named; those of other
+ * processes, then idle, after the program's (profile_threads.h); with `other` appended
+ * when with_other is set and it has samples. NULL if memory ran out. */
 struct named_tag *named_tags(const struct profile *p, int with_other, size_t *n);
 void named_tags_free(struct named_tag *t, size_t n);
 
-/* A tag entry's name, allocated: "other", "(untagged)", or the slots' value names. */
+/* A tag entry's name, allocated: "other", "(untagged)", the slots' value names, or for
+ * an entry of another thread than the program's, "(other processes)" or "(idle)". */
 char *tag_entry_name(const struct profile *p, const struct profile_tag *t);
+
+/* Value i of entry t named as its reserved slot says (a function, a calling context, a
+ * loop), allocated; NULL when slot i is none of those, names nothing, or memory ran
+ * out. */
+char *tag_value_name(const struct profile *p, const struct profile_tag *t, size_t i);
 
 /* v with thousands separators: 1234567 -> "1,234,567". */
 const char *fmt_count(uint64_t v, char *buf, size_t len);

@@ -19,9 +19,9 @@
  */
 #include "trace.h"
 
-#include "calltree.h"
 #include "commands.h"
 #include "reader.h"
+#include "tags.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -105,9 +105,7 @@ static double word_double(uint64_t w)
     return d;
 }
 
-/* The path to read: the override, else the profile's, as given if it exists, else in the
- * profile's directory when it is relative. Allocated; NULL if memory ran out. */
-static char *resolve_path(const struct profile *p, const char *given, int from_profile)
+char *profile_resolve_path(const struct profile *p, const char *given, int from_profile)
 {
     const char *slash = strrchr(p->file, '/');
     char *path = NULL;
@@ -185,7 +183,7 @@ int trace_open(struct trace *t, const struct profile *p, const struct trace_info
     unsigned char h[TRACE_HEADER_BYTES];
     struct stat st;
     *t = (struct trace){.tsc_hz = p->machine.tsc_hz};
-    t->path = resolve_path(p, override ? override : ti->path, !override);
+    t->path = profile_resolve_path(p, override ? override : ti->path, !override);
     if (!t->path) return fail(err, errlen, "out of memory");
     t->f = fopen(t->path, "rb");
     if (!t->f)
@@ -312,27 +310,6 @@ static int by_value(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-/* In a calling-context profile the reserved slots' values are addresses and node
- * numbers: name them by function and by path, as the report does (tags.c). NULL for
- * any other slot, or when memory runs out. */
-static char *cct_value_name(const struct profile *p, const struct profile_tag *t, size_t s)
-{
-    char buf[256], *out = NULL;
-    size_t len = 0;
-    if (!p->has_cct) return NULL;
-    if (s == p->cct.method_tag && t->function)
-        return strdup(calltree_function_label(t->function, buf, sizeof buf));
-    if (s != p->cct.cct_tag || !t->context_thread) return NULL;
-    FILE *f = open_memstream(&out, &len);
-    if (!f) return NULL;
-    calltree_write_path(f, t->context_thread, NULL, t->context_node, " > ");
-    if (fclose(f) != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 int value_names_init(struct value_names *vn, const struct profile *p)
 {
     size_t ns = p->signals.ntags;
@@ -348,7 +325,9 @@ int value_names_init(struct value_names *vn, const struct profile *p)
         size_t k = 0;
         for (size_t i = 0; i < p->ntags; i++) {
             const char *name = p->tags[i].names[s];
-            if (!name && (name = cct_value_name(p, &p->tags[i], s)))
+            /* the reserved slots' addresses and node numbers: named as the report names
+             * them (tags.c), by function, context and loop */
+            if (!name && (name = tag_value_name(p, &p->tags[i], s)))
                 vn->owned[vn->nowned++] = (char *)name;
             if (name) v[k++] = (struct value_name){p->tags[i].values[s], name};
         }

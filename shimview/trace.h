@@ -108,6 +108,11 @@ struct value_names {
     size_t nowned;
 };
 
+/* A path a profile names (a trace, a source file), to be read: as given when it exists,
+ * is absolute, or is not from_profile (the user typed it), else in the profile's
+ * directory when it exists there. Allocated; NULL if memory ran out. */
+char *profile_resolve_path(const struct profile *p, const char *given, int from_profile);
+
 /* 0, or -1 if memory ran out. */
 int value_names_init(struct value_names *vn, const struct profile *p);
 void value_names_free(struct value_names *vn);

@@ -4,13 +4,16 @@
  *
  * Like signal blocks, every thread starts pointing at one shared dummy ring, so the
  * generated code never tests a pointer: an unobserved thread's paths go to the dummy,
- * where nothing reads them. A thread that is observed gets its own ring, mapped on
- * first use and never unmapped, so the observer may read it at any moment and a thread
- * that keeps its pointer past shim_stop() never writes into freed memory. The
- * completion numbers go on from where the thread's ring stands, so a ring reattached
- * by a second shim_start() never repeats a number the observer has seen.
+ * where nothing reads them. A thread that is observed gets a ring that belongs to its
+ * signal block (the block's SHIM_BLOCK_PATH_RING word, where the observer finds it),
+ * mapped when the block first needs one and never unmapped, so the observer may read
+ * it at any moment and a thread that keeps its pointer past shim_stop() never writes
+ * into freed memory. A block that passes to another thread keeps its ring, and the
+ * completion numbers go on from where the ring stands, so no number is ever seen twice.
  */
 #include "path.h"
+
+#include "signal_block.h"
 
 #include <stddef.h>
 #include <sys/mman.h>
@@ -20,16 +23,17 @@ struct shim_path_ring shim_dummy_path_ring;
 __thread struct shim_path_ring *shim_tls_path_ring __attribute__((tls_model("initial-exec"))) =
     &shim_dummy_path_ring;
 
-static __thread struct shim_path_ring *own_ring;
-
-struct shim_path_ring *path_ring_acquire(void)
+struct shim_path_ring *path_ring_acquire(struct shim_block *b)
 {
-    if (own_ring) return own_ring;
+    uint64_t *word = &b->reserved[SHIM_BLOCK_PATH_RING];
+    struct shim_path_ring *r = (struct shim_path_ring *)(uintptr_t)*word;
+    if (r) return r;
     void *m = mmap(NULL, sizeof(struct shim_path_ring), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
-    own_ring = m; /* zeroed by the kernel: head 0, no entries */
-    return own_ring;
+    r = m; /* zeroed by the kernel: head 0, no entries */
+    __atomic_store_n(word, (uint64_t)(uintptr_t)r, __ATOMIC_RELEASE);
+    return r;
 }
 
 void path_ring_attach(struct shim_path_ring *r)

@@ -9,8 +9,9 @@
  *                              the -finstrument-functions hooks store);
  *   slot 10 (SHIM_SLOT_LOOP)   the loop executing now in that function, as
  *                              SHIM_LOOP_SIGNAL(function address, loop number): on
- *                              every back edge, on every loop exit, at entry and after
- *                              every call returns (loop number 0: in no loop);
+ *                              every edge into a loop, every back edge, every loop
+ *                              exit, at entry and after every call returns (loop
+ *                              number 0: in no loop);
  *
  * and, for Ball-Larus path profiling, appends each acyclic path the thread completes
  * (at a loop back edge or a return) to the thread's path ring. The ring is not in the
@@ -22,11 +23,11 @@
  *     e = &ring->entry[t & (SHIM_PATH_RING - 1)];
  *     e->fn = f; e->path = r; e->seq = t;           (release stores: kept in order)
  *
- * The observer reads ring->head with each sample: a sample that read head s was taken
- * while the path that completed next, number s + 1, was executing (paths are
- * intraprocedural: while a callee runs, its paths complete first, and the innermost
- * path is what executes). It resolves s + 1 later, once head has passed it, by
- * path_ring_resolve() below.
+ * The observer reads ring->head and the method signal with each sample: a sample that
+ * read head s and slot 8 = f was taken while the first path of f completed after s was
+ * executing (paths are intraprocedural: the paths of functions f calls complete before
+ * f's own, and are passed over). It finds that path later, once the thread has
+ * completed it, by path_ring_resolve() below on s + 1, s + 2, ...
  */
 #ifndef SHIM_SIGNALS_PATH_H
 #define SHIM_SIGNALS_PATH_H
@@ -66,9 +67,9 @@ SHIM_API extern __thread struct shim_path_ring *shim_tls_path_ring
 
 extern struct shim_path_ring shim_dummy_path_ring;
 
-/* A ring for the calling thread (zeroed, never freed); the one it has if it has one.
- * NULL when no memory is left. */
-struct shim_path_ring *path_ring_acquire(void);
+/* The ring of signal block b (the calling thread's): made zeroed, and never freed, when
+ * the block has none. NULL when no memory is left. */
+struct shim_path_ring *path_ring_acquire(struct shim_block *b);
 void path_ring_attach(struct shim_path_ring *r);
 void path_ring_detach(void);
 

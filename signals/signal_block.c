@@ -1,23 +1,33 @@
 /*
- * signal_block.c -- the memory the SHIM_SIGNAL and SHIM_COUNT macros write.
+ * signal_block.c -- the memory the SHIM_SIGNAL and SHIM_COUNT macros write, and the
+ * registry of which thread owns which block.
  *
  * Each observed thread has one cache-line-aligned block; the macros reach it through the
  * initial-exec thread-local pointer shim_tls_block, so a signal costs the load of a
  * %fs-relative word and one store. Every thread starts pointing at a shared dummy
  * block, which makes the macros safe before shim_start() and in threads shim does not
  * observe; what is written there is never read (all threads share it, so it cannot
- * say what any one of them is doing): signals written before shim_start() are not seen.
+ * say what any one of them is doing): signals written before a thread is attached are
+ * not seen.
  *
- * Blocks come from a static pool and are never freed: the observer may read a block
- * at any moment, and a thread may keep its pointer past shim_stop(), so a block must
- * stay valid memory for the life of the process. This file depends on nothing but
- * the public header.
+ * Blocks come from a static pool and their memory is never freed: the observer may read
+ * a block at any moment, and a thread may keep its pointer past shim_stop(), so a block
+ * must stay valid memory for the life of the process. A thread gives its block back when
+ * it exits (a thread-specific key's destructor), and the next thread to ask gets it,
+ * with its tags and counters zeroed before its owner is set, so an observer that finds
+ * a thread's id in owner[] reads that thread's words (an observer that cached the block
+ * before the handover sees the new owner and looks again). The observer finds a
+ * thread's block by its kernel thread id, which the thread word gives it (the thread
+ * running on the observed CPU).
+ *
+ * This file depends on nothing but the public header and libc.
  */
 #include "signal_block.h"
 
+#include <pthread.h>
 #include <string.h>
-
-#define SIGNAL_BLOCK_POOL 64
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct shim_block shim_dummy_block;
 
@@ -25,16 +35,55 @@ __thread struct shim_block *shim_tls_block __attribute__((tls_model("initial-exe
     &shim_dummy_block;
 
 static struct shim_block pool[SIGNAL_BLOCK_POOL];
-static unsigned pool_used;
+/* Read by observers on every sample: a line apart from anything the program writes often. */
+static _Alignas(64) uint64_t owner[SIGNAL_BLOCK_POOL];
+static _Alignas(64) uint32_t used;
+
+const struct signal_registry signal_registry = {pool, owner, &used};
+
+static __thread struct shim_block *own_block;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t exit_key;
+
+static void at_thread_exit(void *unused)
+{
+    (void)unused;
+    signal_block_release();
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, at_thread_exit);
+}
 
 struct shim_block *signal_block_acquire(void)
 {
-    /* A thread that already owns a pool block keeps it. */
-    struct shim_block *mine = shim_tls_block;
-    if (mine >= pool && mine < pool + SIGNAL_BLOCK_POOL) return mine;
-    unsigned i = __atomic_fetch_add(&pool_used, 1, __ATOMIC_RELAXED);
-    if (i >= SIGNAL_BLOCK_POOL) return NULL;
-    return &pool[i];
+    if (own_block) return own_block;
+    uint64_t tid = (uint64_t)syscall(SYS_gettid);
+    struct shim_block *b = NULL;
+    pthread_mutex_lock(&lock);
+    uint32_t i = 0;
+    while (i < used && __atomic_load_n(&owner[i], __ATOMIC_RELAXED) != 0)
+        i++;
+    if (i < SIGNAL_BLOCK_POOL) {
+        b = &pool[i];
+        /* a reused block: start from zero, keep what belongs to the block itself (its
+         * path ring: the sequence numbers go on, so none is ever seen twice) */
+        memset(b->tag, 0, sizeof b->tag);
+        memset(b->counter, 0, sizeof b->counter);
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_FREED], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&owner[i], tid, __ATOMIC_RELEASE);
+        if (i == used) __atomic_store_n(&used, i + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+    if (b) {
+        own_block = b;
+        pthread_once(&key_once, make_key);
+        pthread_setspecific(exit_key, b); /* non-NULL: the destructor runs at exit */
+    }
+    return b;
 }
 
 void signal_block_attach(struct shim_block *b)
@@ -45,4 +94,15 @@ void signal_block_attach(struct shim_block *b)
 void signal_block_detach(void)
 {
     shim_tls_block = &shim_dummy_block;
+}
+
+void signal_block_release(void)
+{
+    struct shim_block *b = own_block;
+    if (!b) return;
+    signal_block_detach();
+    own_block = NULL;
+    pthread_mutex_lock(&lock);
+    __atomic_store_n(&owner[b - pool], 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
 }

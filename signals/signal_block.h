@@ -1,21 +1,61 @@
 /*
- * signal_block.h -- where the program's signals live (see signal_block.c).
+ * signal_block.h -- where the program's signals live, one block per thread, and the
+ * registry that tells the observer which block a thread id owns (see signal_block.c).
  */
 #ifndef SHIM_SIGNALS_SIGNAL_BLOCK_H
 #define SHIM_SIGNALS_SIGNAL_BLOCK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "shim.h"
+
+#define SIGNAL_BLOCK_POOL 256 /* threads observed at once */
+
+/* Words of a block's `reserved` array that shim itself uses. */
+#define SHIM_BLOCK_PATH_RING 0 /* the owner's path ring (struct shim_path_ring *), or 0 */
+#define SHIM_BLOCK_ALLOCATED 1 /* where the owner's allocated-bytes total is (uint64_t *), or 0 */
+#define SHIM_BLOCK_FREED     2 /* where the owner's freed-bytes total is (uint64_t *), or 0 */
 
 extern struct shim_block shim_dummy_block;
 
-/* A block for the calling thread, taken from a static pool (never freed, so a stale
- * pointer can never reach unmapped memory); NULL when the pool is exhausted. */
+/* Every block there is, and the kernel thread id that owns each now (0: free). The
+ * observer reads both at any moment: pool[i] belongs to owner[i] while owner[i] holds a
+ * thread id. `used` is how many blocks were ever handed out. */
+struct signal_registry {
+    struct shim_block *pool;
+    const uint64_t *owner;
+    const uint32_t *used;
+};
+extern const struct signal_registry signal_registry;
+
+/* The calling thread's block: the one it owns, else a free one (its tags and counters
+ * zeroed, then made its own); NULL when all SIGNAL_BLOCK_POOL blocks are owned. */
 struct shim_block *signal_block_acquire(void);
 
 /* Point the calling thread's macros at b. */
 void signal_block_attach(struct shim_block *b);
 
-/* Point the calling thread's macros back at the dummy block. */
+/* Point the calling thread's macros back at the dummy block; its block stays its own. */
 void signal_block_detach(void);
+
+/* Give the calling thread's block back (it runs at thread exit too): its owner becomes
+ * 0 and the block may go to the next thread that asks. Its memory stays, so an observer
+ * or a stale pointer still reads valid memory. */
+void signal_block_release(void);
+
+/* The block thread `tid` owns, or NULL. A scan of the registry: the observer caches
+ * the answer and checks owner[] on each use. */
+static inline struct shim_block *signal_block_find(const struct signal_registry *r, uint64_t tid,
+                                                   unsigned *index)
+{
+    uint32_t n = __atomic_load_n(r->used, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < SIGNAL_BLOCK_POOL; i++)
+        if (tid && __atomic_load_n(&r->owner[i], __ATOMIC_ACQUIRE) == tid) {
+            *index = i;
+            return &r->pool[i];
+        }
+    return NULL;
+}
 
 #endif

@@ -19,14 +19,22 @@
 #                     when it runs under shimrun (which preloads libshim). Also builds
 #                     instrumented/count_calls.so, hooks that only count function entries
 #                     (LD_PRELOAD it; it prints the count at exit).
-#   pass-method-loop  for the compiler pass: -O2 $CFLAGS_EXTRA, compiled by clang. The
-#   pass-path         pass's flags come from CFLAGS_EXTRA, e.g.
-#                       CFLAGS_EXTRA='-fpass-plugin=build/signals/...so' build.sh pass-path
-#                     (refused without CFLAGS_EXTRA: they would be the plain build)
+#   clang-plain       -O2, compiled by clang 14: the baseline of the two below, the same
+#                     compiler without the pass; checked like plain, and against plain's
+#                     driver where that is built
+#   pass-method-loop  clang -O2 -fpass-plugin=PLUGIN, with SHIM_PASS=method,loop exported
+#                     for the compiler: the method (slot 8) and loop (slot 10) signals
+#   pass-path         the same with SHIM_PASS=method,loop,path: the Ball-Larus path ring too
+#                     The pass variants' code reads libshim's thread-local pointers, so
+#                     their driver is linked with -L BUILD_DIR -lshim and an rpath there;
+#                     run alone, its stores go to libshim's dummy block and ring.
 #
-# CC overrides the compiler of every variant (default cc, clang for the pass variants);
-# CFLAGS_EXTRA is appended to every variant's flags. A variant starts afresh when its
-# compiler or flags change, and is otherwise rebuilt only where something is missing.
+# PLUGIN is SHIM_PASS_PLUGIN, default BUILD_DIR/signals/pass/shim-pass.so, which the
+# project builds where clang/LLVM 14 are installed. CC overrides the compiler of every
+# variant (default cc; clang-14, else clang, for the clang variants, which must be clang
+# 14: the plugin runs inside it); CFLAGS_EXTRA is appended to every variant's flags. A
+# variant starts afresh when its compiler, flags, SHIM_PASS or plugin (path and content)
+# change, and is otherwise rebuilt only where something is missing.
 # LIBXCRYPT_SOURCE names another copy of the package's tree (default /usr/src/libxcrypt).
 #
 # Why not libxcrypt's own autotools build: Debian's libxcrypt-source leaves out
@@ -37,8 +45,8 @@
 # method table, every method of lib/hashes.conf enabled) and crypt-symbol-vers.h (no
 # symbol versions: a static library has none), all generated from the package's own
 # files; the list of sources is libcrypt_la_SOURCES in its Makefile.am. The plain
-# variant checks the result: its driver must print the same checksum as the same
-# driver linked with Debian's libcrypt, where libcrypt-dev is installed.
+# and clang-plain variants check the result: their driver must print the same checksum
+# as the same driver linked with Debian's libcrypt, where libcrypt-dev is installed.
 #
 # The last line on stdout is the driver's path; on failure, one line on stderr says what
 # failed and where its log is.
@@ -49,18 +57,32 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-$root/build}
 upstream=${LIBXCRYPT_SOURCE:-/usr/src/libxcrypt}
 
+# The clang the plugin was built for: its LLVM is the one the plugin links against.
+clang14=$(command -v clang-14 2>/dev/null || echo clang)
 case $variant in
 plain) cc=${CC:-cc} flags="-O2" ;;
 instrumented) cc=${CC:-cc} flags="-O2 -finstrument-functions" ;;
+clang-plain) cc=${CC:-$clang14} flags="-O2" ;;
 pass-method-loop | pass-path)
-    if [ -z "${CFLAGS_EXTRA:-}" ]; then
-        echo "build.sh: $variant needs the pass plugin's flags in CFLAGS_EXTRA (-fpass-plugin=...)" >&2
-        exit 2
+    plugin=${SHIM_PASS_PLUGIN:-$build/signals/pass/shim-pass.so}
+    if [ ! -f "$plugin" ]; then
+        echo "build.sh: $variant: no compiler pass plugin at $plugin (the project builds it where clang/LLVM 14 are installed; SHIM_PASS_PLUGIN names another)" >&2
+        exit 1
     fi
-    cc=${CC:-clang} flags="-O2" ;;
+    plugin=$(cd "$(dirname "$plugin")" && pwd)/$(basename "$plugin")
+    if [ "$variant" = pass-path ]; then SHIM_PASS=method,loop,path; else SHIM_PASS=method,loop; fi
+    export SHIM_PASS
+    cc=${CC:-$clang14} flags="-O2 -fpass-plugin=$plugin" ;;
 *)
-    echo "usage: bench/realprog/build.sh plain|instrumented|pass-method-loop|pass-path [BUILD_DIR]" >&2
+    echo "usage: bench/realprog/build.sh plain|instrumented|clang-plain|pass-method-loop|pass-path [BUILD_DIR]" >&2
     exit 2 ;;
+esac
+case $variant in
+clang-plain | pass-*)
+    "$cc" --version 2>/dev/null | grep -q 'clang version 14\.' || {
+        echo "build.sh: $variant: needs clang 14 (the compiler pass's LLVM); $cc is not" >&2
+        exit 1
+    } ;;
 esac
 flags="$flags${CFLAGS_EXTRA:+ $CFLAGS_EXTRA}"
 
@@ -177,7 +199,8 @@ src=$scratch/src
 gen=$scratch/include
 if [ "$(cat "$scratch/.source" 2>/dev/null)" != "$version" ]; then
     rm -rf "$scratch/src" "$scratch/include" "$scratch/plain" "$scratch/instrumented" \
-        "$scratch/pass-method-loop" "$scratch/pass-path" "$scratch/.source"
+        "$scratch/clang-plain" "$scratch/pass-method-loop" "$scratch/pass-path" \
+        "$scratch/.source"
     cp -R "$upstream" "$src"
     mkdir -p "$gen"
     write_config_h >"$gen/config.h"
@@ -196,10 +219,12 @@ sources=$(awk '/^libcrypt_la_SOURCES = / { on = 1 }
 [ -n "$sources" ] || fail "no libcrypt_la_SOURCES in $src/Makefile.am"
 
 # A variant starts afresh when its compiler or flags change, so that no object keeps
-# the old ones.
+# the old ones: SHIM_PASS and the plugin's content are part of the pass's flags (a
+# plugin rebuilt in place instruments differently).
 out=$scratch/$variant
 log=$out/build.log
-config="$version|$cc|$flags"
+config="$version|$cc|$flags|SHIM_PASS=${SHIM_PASS-}"
+if [ -n "${plugin:-}" ]; then config="$config|$(cksum <"$plugin")"; fi
 if [ "$(cat "$out/.config" 2>/dev/null)" != "$config" ]; then
     rm -rf "$out"
     mkdir -p "$out/obj"
@@ -220,22 +245,43 @@ make -C "$out" -j"$jobs" libcrypt.a >>"$log" 2>&1 || {
     tail -n 20 "$log" >&2
     fail "building libcrypt.a failed (log: $log)"
 }
-# shellcheck disable=SC2086 # flags are words
-"$cc" $flags -I"$gen" -o "$out/driver" "$here/driver.c" "$out/libcrypt.a" >>"$log" 2>&1 ||
+# The pass's code reads libshim's thread-local pointers: its driver needs libshim.
+libs=
+case $variant in
+pass-*)
+    libdir=$(cd "$build" && pwd)
+    [ -e "$libdir/libshim.so" ] || fail "no $libdir/libshim.so to link with: build the project first"
+    libs="-L$libdir -lshim -Wl,-rpath,$libdir" ;;
+esac
+# shellcheck disable=SC2086 # flags and libs are words
+"$cc" $flags -I"$gen" -o "$out/driver" "$here/driver.c" "$out/libcrypt.a" $libs >>"$log" 2>&1 ||
     fail "linking the driver failed (log: $log)"
 if [ "$variant" = instrumented ]; then
     # The counting hooks are never instrumented themselves: they would count their own calls.
     "$cc" -O2 -fPIC -shared -o "$out/count_calls.so" "$here/count_calls.c" >>"$log" 2>&1 ||
         fail "building count_calls.so failed (log: $log)"
 fi
-if [ "$variant" = plain ] && [ -f /usr/include/crypt.h ]; then
-    # The hand-made build against Debian's own: the same hashes, or the build is wrong.
-    "$cc" -O2 -o "$out/driver-debian" "$here/driver.c" -lcrypt >>"$log" 2>&1 ||
-        fail "linking the driver with Debian's libcrypt failed (log: $log)"
-    ours=$("$out/driver" 2 | sed 's/.*checksum \([0-9a-f]*\).*/\1/')
-    theirs=$("$out/driver-debian" 2 | sed 's/.*checksum \([0-9a-f]*\).*/\1/')
-    if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then
-        fail "libcrypt.a hashes differently from Debian's libcrypt (checksum '$ours', Debian's '$theirs')"
+checksum() {
+    "$1" 2 | sed -n 's/.*checksum \([0-9a-f]*\).*/\1/p'
+}
+case $variant in
+plain | clang-plain)
+    # The hand-made build against Debian's own, and clang's against plain's: the same
+    # hashes, or the build is wrong (and the pass's baseline would do other work).
+    ours=$(checksum "$out/driver")
+    if [ -f /usr/include/crypt.h ]; then
+        "$cc" -O2 -o "$out/driver-debian" "$here/driver.c" -lcrypt >>"$log" 2>&1 ||
+            fail "linking the driver with Debian's libcrypt failed (log: $log)"
+        theirs=$(checksum "$out/driver-debian")
+        if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then
+            fail "libcrypt.a hashes differently from Debian's libcrypt (checksum '$ours', Debian's '$theirs')"
+        fi
     fi
-fi
+    if [ "$variant" = clang-plain ] && [ -x "$scratch/plain/driver" ]; then
+        theirs=$(checksum "$scratch/plain/driver")
+        if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then
+            fail "clang's libcrypt.a hashes differently from plain's (checksum '$ours', plain's '$theirs')"
+        fi
+    fi ;;
+esac
 echo "$out/driver"

@@ -3,8 +3,10 @@
 time in shim's profile against the share the program measured itself with the TSC.
 
 A context's share in the profile is the TSC cycles of the tag entries whose context
-signal (tag slot 9) names it, over the cycles of all entries; the truth is its own
-exclusive cycles over the loop's. Prints a table; exits 1 when a share is off by more
+signal (tag slot 9) names it, over the cycles of all the program's entries (where the
+thread word says which thread ran, the time the CPU gave to other processes is theirs,
+and the program's own measurement does not see it); the truth is its own exclusive
+cycles over the loop's. Prints a table; exits 1 when a share is off by more
 than LIMIT percentage points (default 2), 2 when the files cannot be read."""
 import json
 import sys
@@ -32,9 +34,10 @@ def main(argv):
                 chain.append(names[rows[j][1]])
                 j = rows[j][0]
             paths[(th["index"] << 32) | i] = ">".join(reversed(chain))
+    ours = {t["tid"] for t in d["placement"].get("threads", [])}
     cycles = {}
     for e in d["tags"] + [d["other"]]:
-        if e["values"] is None:
+        if e["values"] is None or (ours and e["thread"] not in ours):
             continue
         p = paths.get(e["values"][slot] % 2**64, "?")
         cycles[p] = cycles.get(p, 0) + e["cycles"]

@@ -74,8 +74,10 @@ expect "observer scope: observer.task_clock per cycle is the observer's CPU time
     "0.5*$ns_per_tsc < ($rate)(d,'one','observer.task_clock') < 1.05*$ns_per_tsc"
 
 # 7. the observed thread's events, every slow period: a phase that runs and one that
-# sleeps, each 40 ms, far longer than the slow period
-SHIM_OUTPUT=thread.json SHIM_EVENTS=task-clock SHIM_EVENT_SCOPE=thread SHIM_SLOW_PERIOD=200000 \
+# sleeps, each 40 ms, far longer than the slow period. The thread word is the observed
+# thread's throughout (SHIM_THREAD_ID=pinned): with BPF's, the sleeping phase's time
+# would be the idle CPU's, and its few samples those in which the thread runs.
+SHIM_THREAD_ID=pinned SHIM_OUTPUT=thread.json SHIM_EVENTS=task-clock SHIM_EVENT_SCOPE=thread SHIM_SLOW_PERIOD=200000 \
     SHIM_RATES=ms_per_loop=task_clock/loops "$target" busy-sleep 0.8 >out 2>err
 expect "thread scope: exit 0" test $? -eq 0
 expect "thread scope: a slow reading of the observed thread" json thread.json \

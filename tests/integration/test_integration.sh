@@ -212,4 +212,17 @@ expect "SHIM_BY: y by bucket of x is 3 x" json by.json \
 SHIM_BY=triples:nosuch SHIM_OUTPUT=by2.json "$target" work 0.05 >outby2 2>errby2
 expect "SHIM_BY: an unknown rate is named, with the rates formed" has errby2 \
     "SHIM_BY: nosuch is not a rate shim forms (it forms: loops, triples)"
+# observers: each needs two CPUs of its own (SHIM_OBSERVERS); what does not fit is said and
+# left out, and the profile lists the observers there were, whose samples add up
+ncpu=$(nproc)
+SHIM_OBSERVERS=64 SHIM_OUTPUT=obs.json "$target" work 0.1 >outobs 2>errobs
+expect "SHIM_OBSERVERS: the program runs" test $? -eq 0
+expect "SHIM_OBSERVERS: as many observers as CPU pairs, the rest said" json obs.json \
+    "len(d['placement']['observers'])==max(1,$ncpu//2)"
+expect "SHIM_OBSERVERS: their samples add up to the profile's" json obs.json \
+    "sum(o['samples'] for o in d['placement']['observers'])==d['samples']['total']"
+expect "SHIM_OBSERVERS: one line says how many fit" has errobs "SHIM_OBSERVERS=64: only"
+expect "SHIM_THREAD_ID=pinned: the thread word is the observed thread's" sh -c \
+    "SHIM_THREAD_ID=pinned SHIM_OUTPUT=pinned.json '$target' work 0.05 >/dev/null 2>&1 &&
+     python3 -c \"import json; d=json.load(open('pinned.json')); p=d['placement']; assert p['thread_identity']=={'source':'pinned','why':'SHIM_THREAD_ID=pinned'}; assert {t['thread'] for t in d['tags']}=={p['observed_tid']}\""
 finish

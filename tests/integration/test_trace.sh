@@ -36,7 +36,8 @@ for i in range(n):
     assert not (flags & 4) or (flags & 2) and (flags & 1)       # kept => rated => attributed
     assert all(math.isnan(r) for r in rates) or flags & 4       # rates only when kept
     if flags & 4: kept += 1; assert all(not math.isnan(r) for r in rates), rates
-    assert w[4] == d["placement"]["observed_tid"]
+    # the observed thread, or with BPF whatever ran on its CPU
+    assert w[4] == d["placement"]["observed_tid"] or d["placement"]["thread_identity"]["source"] == "bpf"
     if flags & 1 and not flags & 8: assert tuple(w[5:5 + ntags]) in values  # the table's tags
 sys.exit(0 if kept > 0 else 1)
 PY

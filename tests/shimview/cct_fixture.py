@@ -145,10 +145,16 @@ def build(p):
                      "names": [PHASES[phase], None, None], "samples": samples,
                      "share": 0.0, "cycles": samples * CYCLES_PER_PERIOD + 7 * phase,
                      "kept": kept, "rates": [rate_stats(rng, kept, rate, template)]})
-    other = {"thread": None, "values": None, "names": None, "samples": OTHER_SAMPLES,
-             "share": 0.0, "cycles": OTHER_SAMPLES * CYCLES_PER_PERIOD, "kept": 0,
+    set_tags(p, tags, rng, template, OTHER_SAMPLES)
+
+
+def set_tags(p, tags, rng, template, other_samples):
+    """The tag entries, sorted, an `other` entry with other_samples, and the sample counts
+    and shares that agree with them. The fixture scripts of the other views share it."""
+    other = {"thread": None, "values": None, "names": None, "samples": other_samples,
+             "share": 0.0, "cycles": other_samples * CYCLES_PER_PERIOD, "kept": 0,
              "rates": [rate_stats(rng, 0, 0, template)]}
-    total = sum(t["samples"] for t in tags) + OTHER_SAMPLES
+    total = sum(t["samples"] for t in tags) + other_samples
     for t in tags + [other]:
         t["share"] = t["samples"] / total
     tags.sort(key=lambda t: -t["samples"])
@@ -156,7 +162,8 @@ def build(p):
     kept = sum(t["kept"] for t in tags)
     p["samples"].update({"total": total, "interrupted": 0, "rated": total, "kept": kept,
                          "discarded": total - kept, "thread_changes": 0,
-                         "other": OTHER_SAMPLES, "distinct_tags": len(tags)})
+                         "other": other_samples, "distinct_tags": len(tags)})
+    return total
 
 
 def entry_at(p, ctx):
@@ -193,16 +200,18 @@ def breakage(p, brk):
         sys.exit("cct_fixture.py: unknown BREAK " + brk)
 
 
-def main(argv):
+def fixture_main(argv, doc, build_fn, break_fn):
+    """IN OUT [BREAK]: the fixture IN made over by build_fn, broken by break_fn, in OUT.
+    The fixture scripts of the other views share it."""
     if len(argv) not in (3, 4):
-        sys.exit(__doc__)
+        sys.exit(doc)
     p = json.load(open(argv[1], encoding="utf-8"))
-    build(p)
+    build_fn(p)
     if len(argv) == 4:
-        breakage(p, argv[3])
+        break_fn(p, argv[3])
     with open(argv[2], "w", encoding="utf-8") as f:
         json.dump(p, f, indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    fixture_main(sys.argv, __doc__, build, breakage)

@@ -9,6 +9,9 @@
 
 Each check prints "ok: WHAT" or "FAIL: WHAT (why)", one line each, for lib.sh's tally.
 Every value is recomputed here from the profile's own slots: Y in a slot is sum_a / sum_b.
+shimview shows a tag with the program's threads added together, and all the samples of
+other processes (tids placement.threads does not list) as one row, so the tags here are
+the profile's entries folded the same way: by name, the slots added up.
 """
 import csv
 import html.parser
@@ -29,20 +32,53 @@ def load(path):
     return json.load(open(path, encoding="utf-8"))
 
 
+GROUPS = {1: "(other processes)", 2: "(idle)"}
+
+
+def group(p, t):
+    """0: the program's thread (or any, without placement.threads); 1: another process;
+    2: idle (tid 0)."""
+    listed = p["placement"].get("threads")
+    if listed is None:
+        return 0
+    if t["thread"] == 0:
+        return 2
+    return 0 if t["thread"] in {x["tid"] for x in listed} else 1
+
+
 def tag_name(p, t):
-    """The name shimview gives an entry (tags.c)."""
+    """The name shimview gives an entry (tags.c), or a folded one."""
     if t is p["other"]:
         return "other"
+    if "folded" in t:
+        return t["name"]
+    if group(p, t):
+        return GROUPS[group(p, t)]
     if not t["values"]:
         return "(untagged)"
     return "/".join(n if n is not None else "%s=%d" % (s["name"], v)
                     for n, v, s in zip(t["names"], t["values"], p["signals"]["tags"]))
 
 
+def folded(p):
+    """The entries of one name and group added up in file order, as shimview's merged view
+    adds them (match.c): the program's first, each group by samples, then by name."""
+    rows = {}
+    for t in p["tags"]:
+        key = (group(p, t), tag_name(p, t))
+        r = rows.setdefault(key, {"folded": True, "name": key[1], "group": key[0], "samples": 0,
+                                  "kept": 0, "by": [[0, 0.0, 0.0] for _ in t["by"]]})
+        r["samples"] += t["samples"]
+        r["kept"] += t["kept"]
+        for k, slot in enumerate(t["by"]):
+            for i in range(3):
+                r["by"][k][i] += slot[i]
+    return sorted(rows.values(), key=lambda r: (r["group"], -r["samples"], r["name"]))
+
+
 def top_tags(p, n=None):
-    """Tag entries by samples, file order among equals, as shimview sorts them."""
-    tags = sorted(enumerate(p["tags"]), key=lambda it: (-it[1]["samples"], it[0]))
-    tags = [t for _, t in tags]
+    """The folded tags as shimview ranks them."""
+    tags = folded(p)
     return tags if n is None else tags[:n]
 
 

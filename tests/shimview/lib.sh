@@ -53,3 +53,25 @@ finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+
+# check_with SCRIPT ARGS...: the "ok: ..." and "FAIL: ..." lines of python3 SCRIPT ARGS...,
+# counted one by one; a script that crashes is one failure, with its last lines.
+check_with() {
+    script=$1
+    shift
+    python3 "$script" "$@" >"$SCRATCH/check.out" 2>&1 ||
+        echo "FAIL: $(basename "$script") $1 crashed: $(tail -n 3 "$SCRATCH/check.out")" >>"$SCRATCH/check.out"
+    tally "$SCRATCH/check.out"
+}
+
+# expect_refused WHAT TEXT ARGS...: shimview ARGS... exits 1 with one line on stderr, which
+# holds TEXT: how a bad file is refused.
+expect_refused() {
+    what=$1
+    text=$2
+    shift 2
+    run "$@"
+    expect_status "$what exits 1" 1
+    expect_in "$SCRATCH/err" "$text" "$what: the message names it"
+    if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then pass "$what: one line"; else fail "$what: $(wc -l <"$SCRATCH/err") lines"; fi
+}

@@ -122,7 +122,10 @@ static const struct var_case var_cases[] = {
      {"", "a", "a:", "a:a", "a:b:0", "a:b:100001", "a:b:10:4:0", "a:b:10:0", "a:b:10:0:4:5",
       "a:b:x"}},
     {"SHIM_AUTOSTART", {"0", "1", "yes", "off"}, {"", "2", "maybe"}},
+    {"SHIM_ALLOC", {"on", "off", "auto"}, {"", "ON", "1", "yes", "on ", "maybe", "jemalloc"}},
     {"SHIM_AUTOSTART_CHILDREN", {"0", "1"}, {"", "-1", "all"}},
+    {"SHIM_THREAD_ID", {"auto", "bpf", "pinned"}, {"", "BPF", "kernel", "pinned "}},
+    {"SHIM_OBSERVERS", {"1", "2", "64", "auto"}, {"", "0", "65", "-1", "two", "auto "}},
     {"SHIM_TRACE",
      {"none", "64K", "64M", "64G", "trace.bin", "/tmp/t-%p.trace:1G", "t:x"},
      {"", "1K", "63K", "65G", "%q.trace", ":64M", "99999999999999999999"}},
@@ -288,6 +291,9 @@ static const struct field_case effects[] = {
     {SETTING("SHIM_HIST", "10:-1:1", cfg.hist_lo, 'd', -1)},
     {SETTING("SHIM_HIST", "1:0:1e-3", cfg.hist_hi, 'd', 1e-3)},
     {SETTING("SHIM_MAX_TAGS", "1048576", cfg.max_tags, 'w', 1048576)},
+    {SETTING("SHIM_ALLOC", "on", alloc, 'i', ALLOC_ON)},
+    {SETTING("SHIM_ALLOC", "off", alloc, 'i', ALLOC_OFF)},
+    {SETTING("SHIM_ALLOC", "auto", alloc, 'i', ALLOC_AUTO)},
 };
 
 static void good_values_take_effect(void **state)

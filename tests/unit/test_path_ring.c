@@ -86,6 +86,11 @@ static void resolve_cases(void **state)
     free(r);
 }
 
+static void store(uint64_t *w, uint64_t v)
+{
+    __atomic_store_n(w, v, __ATOMIC_RELAXED);
+}
+
 static void spin(uint64_t cycles)
 {
     uint64_t t = __rdtsc();
@@ -94,16 +99,22 @@ static void spin(uint64_t cycles)
 }
 
 static const uint64_t thread_word = 4242;
+static uint64_t method_word; /* slot 8: the function executing now */
 
 /* Runs the observer while this thread completes paths: function A's path 0 (long) and
  * path 1 (short), function B's path 2, in turn; then, when `hang`, it starts a path
- * that never completes before the stop. */
-static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang)
+ * that never completes before the stop. With `calls`, A's path 0 instead works for a
+ * long time, then calls B, whose path 2 completes first (a short one), then completes
+ * itself: the method signal says which function runs. */
+static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang,
+                int calls)
 {
     static uint64_t tag = 1;
     struct probe_plan plan = {0};
-    plan.n_tags = 1;
+    plan.n_tags = 2;
     plan.tag[0] = &tag;
+    plan.tag[1] = &method_word;
+    plan.method_tag = calls ? 2 : 0;
     plan.thread_word = &thread_word;
     plan.path_ring = ring;
     struct observer_params params = {
@@ -119,6 +130,15 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
     struct observer_thread_run th;
     assert_int_equal(observer_thread_start(&th, o), 0);
     double end = now_ns() + 40e6;
+    while (calls && now_ns() < end) {
+        store(&method_word, FN_A); /* long against a sample period, even under TSan */
+        spin(80000);
+        store(&method_word, FN_B);
+        spin(10000);
+        append(ring, FN_B, 2);
+        store(&method_word, FN_A);
+        append(ring, FN_A, 0);
+    }
     while (now_ns() < end) {
         spin(6000);
         append(ring, FN_A, 0);
@@ -162,7 +182,7 @@ static void attributes_every_period_once(void **state)
     (void)state;
     static struct observer o;
     struct shim_path_ring *ring = new_ring();
-    run(&o, ring, 1000, 0);
+    run(&o, ring, 1000, 0, 0);
     check_paths(&o);
     assert_true(o.path_totals.resolved > 0);
     assert_int_equal(o.paths.n_entries, 3);
@@ -175,10 +195,37 @@ static void fastest_and_pending_at_stop(void **state)
     (void)state;
     static struct observer o;
     struct shim_path_ring *ring = new_ring();
-    run(&o, ring, 0, 1);
+    run(&o, ring, 0, 1, 0);
     check_paths(&o);
     /* the samples of the last 2 ms belong to a path that never completed */
     assert_true(o.path_totals.pending > 0);
+    observer_free(&o);
+    free(ring);
+}
+
+/* A function's work before a call belongs to its own path, not to the callee's, which
+ * completes first: 80000 cycles of A's against 10000 of B's. */
+static void caller_before_call(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    run(&o, ring, 1000, 0, 1);
+    check_paths(&o);
+    uint64_t a = 0, b = 0;
+    for (uint32_t i = 0; i < o.paths.n_entries; i++) {
+        const uint64_t *k = tag_table_key(&o.paths, i);
+        if (k[1] == FN_A) a += o.paths.entry[i].cycles;
+        if (k[1] == FN_B) b += o.paths.entry[i].cycles;
+    }
+    print_message(
+        "A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending %llu, "
+        "dropped %llu\n",
+        (unsigned long long)a, (unsigned long long)b, (unsigned long long)o.path_totals.resolved,
+        (unsigned long long)o.path_totals.overwritten, (unsigned long long)o.path_totals.pending,
+        (unsigned long long)o.path_totals.dropped);
+    assert_true(b > 0);
+    assert_true(a > 3 * b); /* by the next completed path alone, A would get next to none */
     observer_free(&o);
     free(ring);
 }
@@ -189,6 +236,7 @@ int main(void)
         cmocka_unit_test(resolve_cases),
         cmocka_unit_test(attributes_every_period_once),
         cmocka_unit_test(fastest_and_pending_at_stop),
+        cmocka_unit_test(caller_before_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -281,6 +281,43 @@ static void hist_add_touches_one_entry_and_rate(void **state)
     tag_table_free(&t);
 }
 
+/* Two observers' tables into one: equal keys add up (samples, cycles, kept, rate sums,
+ * histograms), other keys come along, what finds the table full goes to `other`. */
+static void merge_adds_equal_keys_and_brings_the_rest(void **state)
+{
+    (void)state;
+    struct hist_spec h = default_hist();
+    struct tag_table a, b;
+    assert_int_equal(tag_table_init(&a, 2, 1, 2, &h), 0);
+    assert_int_equal(tag_table_init(&b, 2, 1, 4, &h), 0);
+    uint64_t k1[2] = {7, 1}, k2[2] = {7, 2}, k3[2] = {8, 1};
+    struct tag_entry *e = tag_table_insert(&a, k1);
+    e->samples = 3, e->cycles = 300, e->kept = 2;
+    rate_stats_add(&e->stats[0], 1.0, 2.0, 0.5);
+    hist_add(&h, e->hist, 0.5);
+    e = tag_table_insert(&b, k1);
+    e->samples = 5, e->cycles = 500, e->kept = 5;
+    rate_stats_add(&e->stats[0], 3.0, 2.0, 1.5);
+    hist_add(&h, e->hist, 1.5);
+    tag_table_insert(&b, k2)->samples = 4;
+    tag_table_insert(&b, k3)->samples = 6; /* a's third key: a is full */
+    tag_table_other(&b)->samples = 1;
+    tag_table_merge(&a, &b);
+    assert_int_equal(a.n_entries, 2);
+    e = tag_table_insert(&a, k1);
+    assert_int_equal(e->samples, 8);
+    assert_int_equal(e->cycles, 800);
+    assert_int_equal(e->kept, 7);
+    assert_int_equal(e->stats[0].periods, 2);
+    assert_true(e->stats[0].sum_a == 4.0 && e->stats[0].sum_b == 4.0);
+    assert_true(e->stats[0].min == 0.5 && e->stats[0].max == 1.5);
+    assert_int_equal(e->hist[hist_slot(&h, 0.5)] + e->hist[hist_slot(&h, 1.5)], 2);
+    assert_int_equal(tag_table_insert(&a, k2)->samples, 4);
+    assert_int_equal(tag_table_other(&a)->samples, 6 + 1);
+    tag_table_free(&a);
+    tag_table_free(&b);
+}
+
 static void free_twice_is_harmless(void **state)
 {
     (void)state;
@@ -296,6 +333,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(init_rejects_zero_capacity),
+        cmocka_unit_test(merge_adds_equal_keys_and_brings_the_rest),
         cmocka_unit_test(init_without_rates),
         cmocka_unit_test(insert_equal_and_different_keys),
         cmocka_unit_test(keys_are_stored),

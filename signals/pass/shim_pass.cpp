@@ -1,0 +1,642 @@
+/*
+ * shim_pass.cpp -- the clang plugin that makes a program write the method, loop and
+ * path signals of signals/path.h by itself, inline, with no call into a runtime.
+ *
+ *     clang -O2 -g -fpass-plugin=$(pkg-config --variable=passplugin shim) prog.c -lshim
+ *
+ * It runs once per module at the end of the optimisation pipeline (the OptimizerLast
+ * extension point, which LLVM 14 runs at -O0 as well), so it numbers the control flow
+ * that will really execute: after inlining, unrolling and CFG simplification. For each
+ * function with a body it
+ *   - stores the function's address into slot 8 at entry and after every call returns;
+ *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry, on every edge that
+ *     enters, repeats or leaves a loop, and after every call returns;
+ *   - numbers the acyclic paths (Ball and Larus; numbering.h), keeps the path sum in a
+ *     register, and appends (function, path) to the thread's path ring at every back
+ *     edge and return;
+ *   - leaves a record of the numbering and the source lines in shim_sidetable
+ *     (sidetable.h), from which a path number is turned back into blocks and lines.
+ *
+ * Each signal is a load of an initial-exec thread-local pointer and a relaxed store,
+ * the same two instructions SHIM_SIGNAL compiles to. The path sum lives in an alloca
+ * while the pass places its updates on edges, and is then promoted to SSA form, so it
+ * costs a register (and an add on the edges that carry a Val).
+ *
+ * Numbering, side table and placement are all computed on the function as the
+ * optimiser left it, before the pass changes anything; only then are edges that need
+ * code and are critical split. Settings come from the environment at compile time
+ * (SHIM_PASS, SHIM_PASS_MAX_PATHS, SHIM_PASS_VERIFY); a bad value is one line on
+ * stderr and the default, never a failed compilation.
+ */
+#include "numbering.h"
+#include "sidetable.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Analysis/EHPersonalities.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+/* The run-time layout the generated code writes: the contract with libshim. */
+extern "C" {
+#include "cct.h"
+#include "path.h"
+}
+
+using namespace llvm;
+using namespace shimpass;
+
+static_assert(offsetof(struct shim_path_ring, head) == 0, "path.h: head at offset 0");
+static_assert(offsetof(struct shim_path_ring, entry) == 128, "path.h: entries at offset 128");
+static_assert(sizeof(struct shim_path_entry) == 32, "path.h: 32-byte entries");
+static_assert((SHIM_PATH_RING & (SHIM_PATH_RING - 1)) == 0, "path.h: ring size a power of 2");
+
+namespace
+{
+
+constexpr uint64_t kVerifyLimit = 100000; /* SHIM_PASS_VERIFY enumerates up to this many */
+constexpr unsigned kMaxLoopNumber = (1u << (64 - SHIM_LOOP_SHIFT)) - 1;
+
+/* ---- settings ---- */
+
+struct Config {
+    bool method = true, loop = true, path = true;
+    uint64_t maxPaths = 1ull << 32;
+    bool verify = false;
+    bool any() const { return method || loop || path; }
+};
+
+bool parseSignals(const char *text, Config &c)
+{
+    bool method = false, loop = false, path = false, none = false;
+    StringRef rest(text);
+    if (rest.trim().empty()) return false;
+    while (!rest.empty()) {
+        auto split = rest.split(',');
+        StringRef word = split.first.trim();
+        rest = split.second;
+        if (word == "method")
+            method = true;
+        else if (word == "loop")
+            loop = true;
+        else if (word == "path")
+            path = true;
+        else if (word == "none")
+            none = true;
+        else
+            return false;
+    }
+    if (none && (method || loop || path)) return false;
+    c.method = method;
+    c.loop = loop;
+    c.path = path;
+    return true;
+}
+
+bool parseCount(const char *text, uint64_t &out)
+{
+    if (!*text || strlen(text) > 19) return false;
+    uint64_t v = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v < 1 || v > (uint64_t)INT64_MAX) return false;
+    out = v;
+    return true;
+}
+
+Config readConfig()
+{
+    Config c;
+    if (const char *s = getenv("SHIM_PASS"); s && !parseSignals(s, c)) {
+        errs() << "shim-pass: SHIM_PASS=" << s
+               << ": expected none or a comma-separated list of method, loop, path; "
+                  "using method,loop,path\n";
+        c = Config();
+    }
+    if (const char *s = getenv("SHIM_PASS_MAX_PATHS"); s && !parseCount(s, c.maxPaths)) {
+        errs() << "shim-pass: SHIM_PASS_MAX_PATHS=" << s << ": expected an integer from 1 to "
+               << INT64_MAX << "; using " << Config().maxPaths << "\n";
+        c.maxPaths = Config().maxPaths;
+    }
+    if (const char *s = getenv("SHIM_PASS_VERIFY")) {
+        if (!strcmp(s, "1"))
+            c.verify = true;
+        else if (strcmp(s, "0"))
+            errs() << "shim-pass: SHIM_PASS_VERIFY=" << s << ": expected 0 or 1; using 0\n";
+    }
+    return c;
+}
+
+/* ---- what gets stored: IR for the run-time layout of shim.h and path.h ---- */
+
+class Emitter
+{
+  public:
+    explicit Emitter(Module &m)
+        : m(m), i8(Type::getInt8Ty(m.getContext())), i64(Type::getInt64Ty(m.getContext())),
+          i8ptr(Type::getInt8PtrTy(m.getContext()))
+    {
+    }
+
+    /* SHIM_SIGNAL for slots 8 and 10: one load of the block pointer, then one relaxed
+     * store per signal (either value may be null: not stored). */
+    void storeSignals(IRBuilder<> &b, Value *method, Value *loop)
+    {
+        if (!method && !loop) return;
+        Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
+        if (method)
+            storeWord(b, block, tagOffset(SHIM_SLOT_METHOD), method, AtomicOrdering::Monotonic);
+        if (loop) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), loop, AtomicOrdering::Monotonic);
+    }
+
+    /* The append of path.h: head first, then the entry's fields, its seq last. */
+    void publish(IRBuilder<> &b, Constant *fn, Value *path)
+    {
+        Value *ring = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_path_ring"), Align(8));
+        Value *headPtr = wordPtr(b, ring, offsetof(struct shim_path_ring, head));
+        LoadInst *head = b.CreateAlignedLoad(i64, headPtr, Align(8));
+        head->setAtomic(AtomicOrdering::Monotonic);
+        Value *t = b.CreateAdd(head, ConstantInt::get(i64, 1));
+        StoreInst *s = b.CreateAlignedStore(t, headPtr, Align(8));
+        s->setAtomic(AtomicOrdering::Monotonic);
+        Value *slot = b.CreateAnd(t, ConstantInt::get(i64, SHIM_PATH_RING - 1));
+        Value *offset =
+            b.CreateAdd(b.CreateMul(slot, ConstantInt::get(i64, sizeof(struct shim_path_entry))),
+                        ConstantInt::get(i64, offsetof(struct shim_path_ring, entry)));
+        Value *entry = b.CreateGEP(i8, ring, offset);
+        storeWord(b, entry, offsetof(struct shim_path_entry, fn), fn, AtomicOrdering::Release);
+        storeWord(b, entry, offsetof(struct shim_path_entry, path), path, AtomicOrdering::Release);
+        storeWord(b, entry, offsetof(struct shim_path_entry, seq), t, AtomicOrdering::Release);
+    }
+
+    Type *int64() const { return i64; }
+
+  private:
+    static uint64_t tagOffset(unsigned slot)
+    {
+        return offsetof(struct shim_block, tag) + slot * sizeof(uint64_t);
+    }
+
+    /* The thread-local pointer, declared as libshim exports it unless the module
+     * already has it (a file that uses SHIM_SIGNAL declares shim_tls_block). */
+    Constant *tlsPointer(StringRef name)
+    {
+        GlobalVariable *g = m.getNamedGlobal(name);
+        if (!g) {
+            g = new GlobalVariable(m, i8ptr, /*isConstant=*/false, GlobalValue::ExternalLinkage,
+                                   nullptr, name, nullptr, GlobalValue::InitialExecTLSModel);
+            g->setAlignment(Align(8));
+        }
+        return ConstantExpr::getPointerCast(g, PointerType::getUnqual(i8ptr));
+    }
+
+    Value *wordPtr(IRBuilder<> &b, Value *base, uint64_t offset)
+    {
+        Value *p = offset ? b.CreateConstGEP1_64(i8, base, offset) : base;
+        return b.CreatePointerCast(p, PointerType::getUnqual(i64));
+    }
+
+    void storeWord(IRBuilder<> &b, Value *base, uint64_t offset, Value *v, AtomicOrdering order)
+    {
+        StoreInst *s = b.CreateAlignedStore(v, wordPtr(b, base, offset), Align(8));
+        s->setAtomic(order);
+    }
+
+    Module &m;
+    Type *i8, *i64, *i8ptr;
+};
+
+/* ---- which calls and functions ---- */
+
+/* A call after whose return the signals are stored again: a real call that returns. */
+bool signalsAfter(const CallBase &call)
+{
+    if (call.isInlineAsm() || call.doesNotReturn()) return false;
+    const Function *callee = call.getCalledFunction();
+    return !(callee && callee->isIntrinsic());
+}
+
+/* The instruction after `i`, passing over debug intrinsics and casts of `v`. */
+const Instruction *nextReal(const Instruction *i, const Value *&v)
+{
+    for (const Instruction *n = i->getNextNode(); n; n = n->getNextNode()) {
+        if (isa<DbgInfoIntrinsic>(n)) continue;
+        if (auto *cast = dyn_cast<BitCastInst>(n); cast && cast->getOperand(0) == v) {
+            v = cast;
+            continue;
+        }
+        return n;
+    }
+    return nullptr;
+}
+
+/* A call the optimiser marked as a tail call and that the block returns right after.
+ * Nothing is stored after it (that would stop it from being a tail call, and a
+ * musttail call allows nothing between it and the return); the function's path is
+ * published before it instead. */
+bool inTailPosition(const Instruction &i)
+{
+    auto *call = dyn_cast<CallInst>(&i);
+    if (!call || !call->isTailCall()) return false;
+    const Value *v = call;
+    return isa_and_nonnull<ReturnInst>(nextReal(call, v));
+}
+
+bool skipFunction(const Function &f)
+{
+    if (f.isDeclaration() || f.hasAvailableExternallyLinkage()) return true;
+    if (f.hasFnAttribute(Attribute::Naked)) return true;
+    if (f.hasFnAttribute(Attribute::DisableSanitizerInstrumentation)) return true;
+    if (f.hasFnAttribute("shim-pass")) return true; /* already instrumented */
+    StringRef name = f.getName();
+    if (name.startswith("shim_") || name.startswith("__cyg_profile_")) return true;
+    /* funclet-based exception handling (Windows) has pads code cannot be put in front of */
+    if (f.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(f.getPersonalityFn())))
+        return true;
+    return false;
+}
+
+/* ---- one function ---- */
+
+class FunctionInstrumenter
+{
+  public:
+    FunctionInstrumenter(Function &f, const Config &cfg, Emitter &emit, StringRef file)
+        : f(f), cfg(cfg), emit(emit), file(file), dt(f), li(dt)
+    {
+    }
+
+    void run()
+    {
+        collectGraph();
+        numberLoops();
+        num = numberPaths(g); /* also says which blocks are reachable, for every signal */
+        FunctionRecord rec;
+        rec.name = f.getName().str();
+        if (DISubprogram *sp = f.getSubprogram()) {
+            rec.place.file = sourceFile(sp->getDirectory(), sp->getFilename());
+            rec.place.line = sp->getLine();
+        }
+        rec.loops = loopRecords;
+        rec.blocks = blockRecords(f);
+        if (cfg.path) decidePaths(rec);
+        rec.numbering = &num;
+
+        instrument();
+        rec.split = split;
+        f.addFnAttr("shim-pass");
+        emitSideTable(*f.getParent(), f, sideTableJson(rec));
+        if (cfg.verify && verifyFunction(f, &errs()))
+            errs() << "shim-pass: VERIFY FAILED " << f.getName()
+                   << ": the instrumented function is not valid IR\n";
+    }
+
+  private:
+    void collectGraph()
+    {
+        for (BasicBlock &bb : f) {
+            index[&bb] = (int)blocks.size();
+            blocks.push_back(&bb);
+        }
+        g.succ.resize(blocks.size());
+        g.returns.resize(blocks.size());
+        predCount.assign(blocks.size(), 0);
+        for (size_t u = 0; u < blocks.size(); u++) {
+            Instruction *term = blocks[u]->getTerminator();
+            std::vector<int> first, rest;
+            SmallPtrSet<BasicBlock *, 8> seen;
+            for (BasicBlock *s : successors(blocks[u])) {
+                if (!seen.insert(s).second) continue;
+                predCount[index[s]]++;
+                (unsplittable(term, s) ? first : rest).push_back(index[s]);
+            }
+            /* edges that cannot get a block of their own come first: Val 0, no add */
+            first.insert(first.end(), rest.begin(), rest.end());
+            g.succ[u] = first;
+            g.returns[u] = isa<ReturnInst>(term);
+        }
+    }
+
+    static bool unsplittable(const Instruction *term, const BasicBlock *to)
+    {
+        return to->isEHPad() || isa<IndirectBrInst>(term) || isa<CallBrInst>(term);
+    }
+
+    void numberLoops()
+    {
+        for (Loop *l : li.getLoopsInPreorder()) {
+            unsigned number = (unsigned)loopRecords.size() + 1;
+            loopNumber[l] = number;
+            LoopRecord r;
+            r.number = number;
+            r.parent = l->getParentLoop() ? loopNumber[l->getParentLoop()] : 0;
+            r.depth = l->getLoopDepth();
+            r.header = index[l->getHeader()];
+            r.place = placeOf(loopLocation(l));
+            loopRecords.push_back(r);
+        }
+    }
+
+    /* Where a loop is in the source: its start location (the loop metadata's, else the
+     * preheader's or header's branch), else the first located instruction in it, header
+     * first. */
+    static const DILocation *loopLocation(const Loop *l)
+    {
+        if (const DILocation *loc = l->getStartLoc().get(); loc && loc->getLine()) return loc;
+        for (const BasicBlock *bb : l->blocks())
+            for (const Instruction &i : *bb)
+                if (const DILocation *loc = i.getDebugLoc().get(); loc && loc->getLine())
+                    return loc;
+        return nullptr;
+    }
+
+    /* The loop signal of a block's innermost loop. Loop numbers above what the signal
+     * has room for (16 bits) use their nearest ancestor that fits. */
+    Constant *loopValue(const BasicBlock *bb)
+    {
+        Constant *fn = ConstantExpr::getPtrToInt(&f, emit.int64());
+        const Loop *l = li.getLoopFor(bb);
+        while (l && loopNumber[l] > kMaxLoopNumber)
+            l = l->getParentLoop();
+        if (!l) return fn;
+        uint64_t bits = (uint64_t)loopNumber[l] << SHIM_LOOP_SHIFT;
+        return ConstantExpr::getOr(fn, ConstantInt::get(emit.int64(), bits));
+    }
+
+    Constant *methodValue() { return ConstantExpr::getPtrToInt(&f, emit.int64()); }
+
+    bool needsSplit(int u, int v) const { return g.succ[u].size() > 1 && predCount[v] > 1; }
+
+    /* Whether the function gets the path signal, and why not when it does not. */
+    void decidePaths(FunctionRecord &rec)
+    {
+        std::string detail, why;
+        if (num.saturated || num.paths > cfg.maxPaths) {
+            std::string count = std::to_string(num.paths);
+            if (num.saturated) {
+                char buf[64];
+                snprintf(buf, sizeof buf, "%.3g", num.approxPaths);
+                count = buf;
+            }
+            detail = count + " paths (more than " + std::to_string(cfg.maxPaths) + ")";
+            why = count + " paths > " + std::to_string(cfg.maxPaths);
+        } else if (f.callsFunctionThatReturnsTwice()) {
+            /* after a second return from setjmp the path register holds whatever the
+             * longjmp restored: the numbers it would publish could be meaningless */
+            why = detail = "calls a function that returns twice (setjmp)";
+        } else {
+            why = detail = unplaceablePathEdge();
+        }
+        if (!why.empty()) {
+            errs() << "shim-pass: " << file << ": " << f.getName() << ": " << detail
+                   << ": method and loop signals only\n";
+            rec.fallback = why;
+            return;
+        }
+        rec.paths = num.paths;
+        pathOn = num.paths > 0;
+        if (!cfg.verify) return;
+        if (num.paths > kVerifyLimit) {
+            errs() << "shim-pass: not enumerated " << f.getName() << ": " << num.paths
+                   << " paths (more than " << kVerifyLimit << ")\n";
+            return;
+        }
+        std::string err = verifyNumbering(num, kVerifyLimit);
+        if (err.empty())
+            errs() << "shim-pass: verified " << f.getName() << ": " << num.paths << " paths\n";
+        else
+            errs() << "shim-pass: VERIFY FAILED " << f.getName() << ": " << err << "\n";
+    }
+
+    /* An edge that must carry a path update but can be neither given a block of its
+     * own nor served from one of its ends ("" when there is none). Such edges are
+     * ordered first among their block's successors, so only a second one from an
+     * indirect branch or an asm goto, or a back edge into an exception handler, is. */
+    std::string unplaceablePathEdge() const
+    {
+        for (size_t u = 0; u < blocks.size(); u++) {
+            if (!num.reachable[u]) continue;
+            Instruction *term = blocks[u]->getTerminator();
+            for (size_t k = 0; k < g.succ[u].size(); k++) {
+                int v = g.succ[u][k];
+                bool code = num.back[u][k] || (num.live[u][k] && num.val[u][k] != 0);
+                if (code && needsSplit((int)u, v) && unsplittable(term, blocks[v]))
+                    return "edge " + std::to_string(u) + " -> " + std::to_string(v) +
+                           " needs a path update and cannot be split";
+            }
+        }
+        return "";
+    }
+
+    /* ---- placing code ---- */
+
+    void instrument()
+    {
+        /* everything below is decided on the CFG as it was; collect before changing */
+        std::vector<Instruction *> calls;
+        for (BasicBlock *bb : blocks)
+            for (Instruction &i : *bb)
+                if (auto *call = dyn_cast<CallInst>(&i))
+                    if (signalsAfter(*call) && !inTailPosition(*call)) calls.push_back(call);
+
+        BasicBlock &entry = f.getEntryBlock();
+        IRBuilder<> b(&entry, entry.begin());
+        if (pathOn) pathSum = b.CreateAlloca(emit.int64(), nullptr, "shim.path");
+
+        b.SetInsertPoint(firstAfterAllocas(entry));
+        if (pathOn) b.CreateStore(ConstantInt::get(emit.int64(), 0), pathSum);
+        emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
+                          cfg.loop ? loopValue(&entry) : nullptr);
+
+        for (Instruction *call : calls) {
+            b.SetInsertPoint(call->getNextNode());
+            afterCall(b, call->getParent());
+        }
+        /* an exception caught here returns from a call too, by the unwind edge */
+        for (BasicBlock *bb : blocks)
+            if (bb->isLandingPad() && (cfg.method || cfg.loop)) {
+                b.SetInsertPoint(bb, bb->getFirstInsertionPt());
+                afterCall(b, bb);
+            }
+        if (pathOn)
+            for (size_t u = 0; u < blocks.size(); u++)
+                if (num.reachable[u] && g.returns[u]) publishReturn((int)u);
+        for (size_t u = 0; u < blocks.size(); u++)
+            if (num.reachable[u])
+                for (size_t k = 0; k < g.succ[u].size(); k++)
+                    instrumentEdge((int)u, k);
+
+        if (pathOn) {
+            DominatorTree fresh(f);
+            PromoteMemToReg({pathSum}, fresh);
+        }
+    }
+
+    static Instruction *firstAfterAllocas(BasicBlock &bb)
+    {
+        for (Instruction &i : bb)
+            if (!isa<AllocaInst>(i)) return &i;
+        return bb.getTerminator();
+    }
+
+    void afterCall(IRBuilder<> &b, const BasicBlock *bb)
+    {
+        emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
+                          cfg.loop ? loopValue(bb) : nullptr);
+    }
+
+    void publishReturn(int u)
+    {
+        Instruction *ret = blocks[u]->getTerminator();
+        Instruction *at = ret;
+        /* a tail call publishes before it: nothing may come between it and the return */
+        for (Instruction *i = ret->getPrevNode(); i; i = i->getPrevNode()) {
+            if (isa<DbgInfoIntrinsic>(i) || isa<BitCastInst>(i)) continue;
+            if (inTailPosition(*i)) at = i;
+            break;
+        }
+        IRBuilder<> b(at);
+        Value *r = b.CreateLoad(emit.int64(), pathSum);
+        if (num.returnVal[u]) r = b.CreateAdd(r, ConstantInt::get(emit.int64(), num.returnVal[u]));
+        emit.publish(b, methodValue(), r);
+    }
+
+    void instrumentEdge(int u, size_t k)
+    {
+        int v = g.succ[u][k];
+        BasicBlock *from = blocks[u], *to = blocks[v];
+        Instruction *term = from->getTerminator();
+        auto *invoke = dyn_cast<InvokeInst>(term);
+        bool postCall = invoke && invoke->getNormalDest() == to && signalsAfter(*invoke) &&
+                        (cfg.method || cfg.loop);
+        bool loopCross = cfg.loop && !to->isLandingPad() &&
+                         (li.getLoopFor(from) != li.getLoopFor(to) || li.isLoopHeader(to));
+        bool back = pathOn && num.back[u][k];
+        bool add = pathOn && !back && num.live[u][k] && num.val[u][k] != 0;
+        if (!postCall && !loopCross && !back && !add) return;
+
+        Instruction *at;
+        if (g.succ[u].size() == 1) {
+            at = term;
+        } else if (predCount[v] == 1) {
+            at = &*to->getFirstInsertionPt();
+        } else if (!unsplittable(term, to)) {
+            BasicBlock *mid = splitEdge(from, to);
+            if (!mid) return;
+            split.push_back({u, v});
+            at = mid->getTerminator();
+        } else {
+            /* only a loop store gets here (decidePaths refused the others): its
+             * value depends on the target alone, so it may go at the target's top */
+            at = &*to->getFirstInsertionPt();
+        }
+        IRBuilder<> b(at);
+        if (postCall || loopCross)
+            emit.storeSignals(b, postCall && cfg.method ? methodValue() : nullptr,
+                              cfg.loop ? loopValue(to) : nullptr);
+        Type *i64 = emit.int64();
+        if (back) {
+            Value *r = b.CreateLoad(i64, pathSum);
+            if (num.endVal[u]) r = b.CreateAdd(r, ConstantInt::get(i64, num.endVal[u]));
+            emit.publish(b, methodValue(), r);
+            b.CreateStore(ConstantInt::get(i64, num.startVal[v]), pathSum);
+        } else if (add) {
+            Value *r = b.CreateLoad(i64, pathSum);
+            b.CreateStore(b.CreateAdd(r, ConstantInt::get(i64, num.val[u][k])), pathSum);
+        }
+    }
+
+    BasicBlock *splitEdge(BasicBlock *from, BasicBlock *to)
+    {
+        Instruction *term = from->getTerminator();
+        for (unsigned i = 0; i < term->getNumSuccessors(); i++) {
+            if (term->getSuccessor(i) != to) continue;
+            BasicBlock *mid = SplitCriticalEdge(
+                term, i, CriticalEdgeSplittingOptions().setMergeIdenticalEdges(), "shim.edge");
+            if (!mid)
+                errs() << "shim-pass: " << file << ": " << f.getName()
+                       << ": an edge could not be split; its signals are missing\n";
+            return mid;
+        }
+        return nullptr;
+    }
+
+    Function &f;
+    const Config &cfg;
+    Emitter &emit;
+    StringRef file;
+    DominatorTree dt;
+    LoopInfo li;
+
+    std::vector<BasicBlock *> blocks;
+    DenseMap<const BasicBlock *, int> index;
+    FlowGraph g;
+    std::vector<unsigned> predCount; /* distinct predecessors of each block */
+    DenseMap<const Loop *, unsigned> loopNumber;
+    std::vector<LoopRecord> loopRecords;
+    Numbering num;
+    bool pathOn = false;
+    AllocaInst *pathSum = nullptr;
+    std::vector<std::pair<int, int>> split;
+};
+
+/* ---- the pass ---- */
+
+struct ShimPass : PassInfoMixin<ShimPass> {
+    PreservedAnalyses run(Module &m, ModuleAnalysisManager &)
+    {
+        Config cfg = readConfig();
+        if (!cfg.any()) return PreservedAnalyses::all();
+        std::vector<Function *> todo;
+        for (Function &f : m)
+            if (!skipFunction(f)) todo.push_back(&f);
+        if (todo.empty()) return PreservedAnalyses::all();
+        Emitter emit(m);
+        std::string file = m.getSourceFileName();
+        for (Function *f : todo)
+            FunctionInstrumenter(*f, cfg, emit, file).run();
+        if (cfg.verify && verifyModule(m, &errs()))
+            errs() << "shim-pass: VERIFY FAILED " << file << ": the module is not valid IR\n";
+        return PreservedAnalyses::none();
+    }
+    static bool isRequired() { return true; }
+};
+
+} // namespace
+
+/* The one exported symbol: what clang looks up in the plugin. */
+extern "C" LLVM_ATTRIBUTE_WEAK __attribute__((visibility("default"))) PassPluginLibraryInfo
+llvmGetPassPluginInfo()
+{
+    return {LLVM_PLUGIN_API_VERSION, "shim-pass", "0.1", [](PassBuilder &pb) {
+                pb.registerOptimizerLastEPCallback(
+                    [](ModulePassManager &mpm, OptimizationLevel) { mpm.addPass(ShimPass()); });
+                /* opt -load-pass-plugin=shim-pass.so -passes=shim-pass */
+                pb.registerPipelineParsingCallback([](StringRef name, ModulePassManager &mpm,
+                                                      ArrayRef<PassBuilder::PipelineElement>) {
+                    if (name != "shim-pass") return false;
+                    mpm.addPass(ShimPass());
+                    return true;
+                });
+            }};
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Allocation fidelity: run alloc_phases (linked with jemalloc) under shim with the
+# allocation signal required, and hold each phase's `alloc` rate against the
+# bytes jemalloc counted for it (check_alloc.py). As for the planted phases
+# (run_fidelity.sh), a failing run is run once more: a disturbed run seldom fails twice,
+# a real fault always does.
+# Usage: run_alloc.sh ALLOC_PHASES CHECK_ALLOC WORKDIR
+#        run_alloc.sh --skip REASON   (prints "skipped: REASON", exits 77)
+set -eu
+if [ "$1" = --skip ]; then
+    echo "skipped: $2"
+    exit 77
+fi
+prog=$1 check=$2 dir=$3
+mkdir -p "$dir"
+for attempt in 1 2; do
+    rm -f "$dir/profile.json" "$dir/truth.txt"
+    SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 SHIM_ALLOC=on SHIM_PERIOD=1000 \
+        "$prog" 1.5 "$dir/truth.txt"
+    if python3 "$check" "$dir/profile.json" "$dir/truth.txt" --pct 5 --zero-pct 1; then
+        exit 0
+    fi
+    [ "$attempt" -eq 1 ] && echo "run $attempt failed; running once more"
+done
+exit 1

@@ -1,0 +1,182 @@
+/*
+ * runtime.c -- the signals a program built with the compiler pass writes, read back at
+ * the moments they must hold. The program points its own thread at a signal block and
+ * a path ring of its own (both thread-local pointers are exported by libshim), so no
+ * observer runs: the checks read the words themselves.
+ *
+ *   slot 8 is the function executing: the callee inside it, the caller again as soon
+ *          as the call has returned;
+ *   slot 10 is that function's innermost loop: fn | loop << 48 from the first
+ *          iteration on, the inner loop's number inside it, the outer's once it has
+ *          left the inner one, fn | 0 after the loop;
+ *   after a longjmp, slot 8 names the function whose setjmp returned again (the pass
+ *          stores after setjmp as after any call), not the function that jumped;
+ *   the ring holds each path work() completed, numbered 1, 2, ... in order, between
+ *          the paths of the leaves it called; check_runtime.py regenerates them.
+ *
+ * Usage: runtime DUMP.json   (prints ok/FAIL lines; exit status 1 on a failure)
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shim.h"
+#include "cct.h"
+#include "path.h"
+#include "pass_support.h"
+
+#define SLOT(s)  __atomic_load_n(&shim_tls_block->tag[s], __ATOMIC_RELAXED)
+#define METHOD() SLOT(SHIM_SLOT_METHOD)
+#define LOOP()   SLOT(SHIM_SLOT_LOOP)
+
+enum { N = 10, M = 3 };
+static volatile int n_iterations = N, m_iterations = M;
+/* which arm work() takes in each iteration; check_runtime.py has the same list */
+static const int pattern[N] = {1, 0, 0, 1, 0, 0, 1, 1, 0, 1};
+
+static struct shim_block block;
+static struct shim_path_ring work_ring;
+
+static uint64_t leaf_method[2], leaf_loop[2];
+static uint64_t top_method[N], top_loop[N], after_method[N], after_loop[N], work_after_loop;
+static uint64_t outer_top[N], inner_after_call[N][M], outer_after_inner[N], nested_after_loop;
+
+__attribute__((noinline)) static int then_leaf(int i)
+{
+    leaf_method[0] = METHOD();
+    leaf_loop[0] = LOOP();
+    return i * 3 + 1;
+}
+
+__attribute__((noinline)) static int else_leaf(int i)
+{
+    leaf_method[1] = METHOD();
+    leaf_loop[1] = LOOP();
+    return i * 5 - 2;
+}
+
+__attribute__((noinline)) static int work(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        top_method[i] = METHOD();
+        top_loop[i] = LOOP();
+        if (pattern[i])
+            s += then_leaf(i); /* MARK:then */
+        else
+            s += else_leaf(i); /* MARK:else */
+        after_method[i] = METHOD();
+        after_loop[i] = LOOP();
+    }
+    work_after_loop = LOOP();
+    return s;
+}
+
+__attribute__((noinline)) static int nested(int n, int m)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        outer_top[i] = LOOP();
+        for (int j = 0; j < m; j++) {
+            s += then_leaf(j);
+            inner_after_call[i][j] = LOOP();
+        }
+        outer_after_inner[i] = LOOP();
+    }
+    nested_after_loop = LOOP();
+    return s;
+}
+
+static jmp_buf jump;
+static uint64_t jumper_method, after_jump_method, after_jump_loop;
+
+__attribute__((noinline)) static void jumper(void)
+{
+    jumper_method = METHOD();
+    longjmp(jump, 1);
+}
+
+__attribute__((noinline)) static int catch_jump(void)
+{
+    if (setjmp(jump)) {
+        after_jump_method = METHOD();
+        after_jump_loop = LOOP();
+        return 1;
+    }
+    jumper();
+    return 0;
+}
+
+/* work() with the ring attached, and nothing else: this function has no loop, so its
+ * own path completes at its return, after the ring is put back. */
+__attribute__((noinline)) static int run_work(void)
+{
+    struct shim_path_ring *old = shim_tls_path_ring;
+    shim_tls_path_ring = &work_ring;
+    int s = work(n_iterations);
+    shim_tls_path_ring = old;
+    return s;
+}
+
+static int failures;
+
+static void expect(const char *what, int i, uint64_t got, uint64_t want)
+{
+    if (got == want) return;
+    failures++;
+    printf("FAIL: %s [%d]: %#llx, expected %#llx\n", what, i, (unsigned long long)got,
+           (unsigned long long)want);
+}
+
+static uint64_t loop_signal(const void *fn, unsigned loop)
+{
+    return SHIM_LOOP_SIGNAL((uintptr_t)fn, loop);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: runtime DUMP.json\n");
+        return 2;
+    }
+    shim_tls_block = &block;
+    int s = run_work() + nested(n_iterations, m_iterations) + catch_jump();
+
+    const void *w = (const void *)work, *t = (const void *)then_leaf;
+    const void *e = (const void *)else_leaf, *nf = (const void *)nested;
+    expect("slot 8 inside then_leaf", 0, leaf_method[0], (uintptr_t)t);
+    expect("slot 10 inside then_leaf", 0, leaf_loop[0], loop_signal(t, 0));
+    expect("slot 8 inside else_leaf", 0, leaf_method[1], (uintptr_t)e);
+    expect("slot 10 inside else_leaf", 0, leaf_loop[1], loop_signal(e, 0));
+    for (int i = 0; i < N; i++) {
+        expect("slot 8 at the top of work's loop", i, top_method[i], (uintptr_t)w);
+        expect("slot 10 at the top of work's loop", i, top_loop[i], loop_signal(w, 1));
+        expect("slot 8 after a call returned to work", i, after_method[i], (uintptr_t)w);
+        expect("slot 10 after a call returned to work", i, after_loop[i], loop_signal(w, 1));
+        expect("slot 10 at the top of nested's outer loop", i, outer_top[i], loop_signal(nf, 1));
+        for (int j = 0; j < M; j++)
+            expect("slot 10 after a call in nested's inner loop", i * M + j, inner_after_call[i][j],
+                   loop_signal(nf, 2));
+        expect("slot 10 after nested's inner loop", i, outer_after_inner[i], loop_signal(nf, 1));
+    }
+    expect("slot 10 after work's loop", 0, work_after_loop, loop_signal(w, 0));
+    expect("slot 10 after nested's loops", 0, nested_after_loop, loop_signal(nf, 0));
+    const void *cj = (const void *)catch_jump;
+    expect("slot 8 in the function that jumps", 0, jumper_method, (uintptr_t)(const void *)jumper);
+    expect("slot 8 after setjmp returned from a longjmp", 0, after_jump_method, (uintptr_t)cj);
+    expect("slot 10 after setjmp returned from a longjmp", 0, after_jump_loop, loop_signal(cj, 0));
+    expect("slot 8 back in main", 0, METHOD(), (uintptr_t)(const void *)main);
+    if (!failures) printf("ok: slots 8 and 10 hold the expected values at each check point\n");
+
+    const struct pass_anchor anchors[] = {{"work", w},
+                                          {"then_leaf", t},
+                                          {"else_leaf", e},
+                                          {"nested", nf},
+                                          {"main", (const void *)main}};
+    if (pass_support_dump(argv[1], anchors, sizeof anchors / sizeof anchors[0], &work_ring)) {
+        printf("FAIL: cannot write %s\n", argv[1]);
+        failures++;
+    }
+    printf("checksum %d\n", s);
+    return failures ? 1 : 0;
+}
