@@ -110,7 +110,10 @@ int main(int argc, char **argv)
     shim_name_tag(PHASE, SORT, "sort");
     shim_name_tag(PHASE, WAIT, "wait");
     shim_name_counter(ITEMS, "items");
-    int rc = shim_start(NULL);
+    struct shim_config cfg;
+    shim_config_init(&cfg);
+    cfg.counter_scale[ITEMS] = 1000.0; /* items per 1000 cycles */
+    int rc = shim_start(&cfg);
     if (rc != 0) fprintf(stderr, "threads: not observed: %s\n", shim_strerror(rc));
     struct worker *w = calloc((size_t)n, sizeof *w);
     if (!w) return 1;

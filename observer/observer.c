@@ -88,6 +88,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
     o->stride = o->key_offset + 1 + plan->n_tags;
+    o->block_offset = o->stride++;        /* which block the counters came from (0: none) */
     if (plan->path_ring || plan->paths) { /* the ring's head and the ring, after the key */
         o->path_offset = o->stride;
         o->stride += 2;
@@ -208,6 +209,7 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         return;
     }
     const struct shim_block *b = o->block;
+    s[o->block_offset] = (uintptr_t)b;
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
     if (!p->paths) return;
@@ -336,7 +338,9 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     o->totals.other += (uint64_t)other;
     e->samples++;
     e->cycles += d_start;
-    if (cur[o->key_offset] != key[0]) { /* rare: no rate across threads */
+    /* rare: no rate across threads, nor across a thread's block changing hands (a thread
+     * that has given its block back reads 0s) */
+    if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
         o->totals.thread_changes++;
         return flags;
     }

@@ -97,6 +97,7 @@ struct observer {
     struct tag_table paths;
     uint64_t *pending;
     unsigned pending_first, pending_n, path_offset; /* ring head, then the ring itself */
+    unsigned block_offset; /* in a sample: the block its words came from (a registry's) */
     struct path_totals path_totals;
     /* With a registry: the block of the thread last looked up (NULL: it has none). */
     uint64_t block_tid;
