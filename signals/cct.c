@@ -179,7 +179,8 @@ static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
  * search never runs off the top of a stack. Memory alone cannot tell a function's stale
  * locals from a left frame: the first run of a function right after a jump, from the
  * site the jumped-out function was called from, may take the left frames for live ones.
- * So only what was found below the top frame's slot is cached (per hook return address,
+ * So only what was found below the top frame's slot, or at it for a function inlined into
+ * the frame on top, is cached (per hook return address,
  * which fixes the frame layout; a direct-mapped cache of 64-bit words, (ra << 16) |
  * offset, so that a handler never reads half an entry), and later runs find it with one
  * compare. The words read may be a caller's locals that other threads write: only
@@ -191,13 +192,26 @@ marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t
     const uintptr_t *w = (const uintptr_t *)cfa;
     uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uintptr_t top = d > 0 ? a->frames[d - 1].marker : 0;
-    if (top <= cfa || top - cfa > CCT_STACK_GAP) top = cfa; /* none, or another stack */
+    int live_top = top > cfa && top - cfa <= CCT_STACK_GAP;
+    if (!live_top) top = cfa; /* none, or another stack */
     unsigned off = CCT_SLOT_NONE, i;
     for (i = 0; i < CCT_MARKER_WORDS && (uintptr_t)&w[i] < top; i++)
         if (w[i] == call_site) off = i;
     if (off == CCT_SLOT_NONE && i < CCT_MARKER_WORDS) {
         for (; i < CCT_MARKER_WORDS; i++)
-            if (w[i] == call_site) return (uintptr_t)&w[i]; /* past the top: not cached */
+            if (w[i] == call_site) {
+                /* exactly the top frame's slot: a function inlined into the frame on top,
+                 * whose hooks gcc still calls, sharing its frame and return address;
+                 * as fixed for this ra as a slot below it, so cached too. Past the top:
+                 * not cached. */
+                if (live_top && (uintptr_t)&w[i] == top)
+                    __atomic_store_n(entry, (uint64_t)ra << 16 | i, __ATOMIC_RELAXED);
+                return (uintptr_t)&w[i];
+            }
+        /* no word at all holds call_site: gcc reports a function inlined into another
+         * with the address of the inlined code as its call site, which no return slot
+         * holds; as fixed for this ra, so cached (the hook's frame then stands for it) */
+        __atomic_store_n(entry, (uint64_t)ra << 16 | CCT_SLOT_NONE, __ATOMIC_RELAXED);
         return cfa;
     }
     __atomic_store_n(entry, (uint64_t)ra << 16 | off, __ATOMIC_RELAXED);
