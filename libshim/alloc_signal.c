@@ -94,6 +94,13 @@ int alloc_signal_thread_word(const uint64_t **word, char *why, size_t len)
     return 0;
 }
 
+/* The thread's word where the observer looks for it: its block's reserved word. */
+static void publish_word(struct shim_block *b, const uint64_t *word)
+{
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], (uint64_t)(uintptr_t)word,
+                     __ATOMIC_RELEASE);
+}
+
 int alloc_signal_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
 {
     int on = r->settings.alloc == ALLOC_ON, strict = on && r->settings.cfg.strict;
@@ -123,21 +130,10 @@ int alloc_signal_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
                      at, p->n_rates, PROBE_MAX_COUNTERS, PROBE_MAX_RATES);
         return strict ? SHIM_EINVAL : 0;
     }
-    __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], (uint64_t)(uintptr_t)word,
-                     __ATOMIC_RELEASE);
-    struct run_counter *c = &r->counter[at];
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "allocated");
-    c->kind = "software";
-    c->source = "jemalloc";
-    c->slot = 0;
-    c->width = 64;
-    c->scale = 1.0;
-    c->fd = -1;
-    r->n_counters = at + 1;
-    /* read through the block of the running thread, or straight from the word */
-    p->sw[p->n_sw++] = (struct probe_sw){.word = word, .slot = PROBE_SW_ALLOCATED};
-    p->mask[at] = ~(uint64_t)0;
+    publish_word(b, word);
+    /* read through the block of the running thread, where each thread publishes its own */
+    run_add_software(r, p, "allocated", 0, PROBE_SW_RESERVED(SHIM_BLOCK_ALLOCATED), 1.0);
+    r->counter[at].source = "jemalloc";
     run_add_rate(r, p, (int)at, PROBE_RATE_PER_TSC, ALLOC_RATE_SCALE, "alloc", NULL);
     r->alloc_read = 1;
     return 0;
@@ -148,6 +144,5 @@ void alloc_signal_attach(const struct shim_run *r, struct shim_block *b)
     const uint64_t *word;
     char why[256];
     if (r->alloc_read && alloc_signal_thread_word(&word, why, sizeof why) == 0)
-        __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], (uint64_t)(uintptr_t)word,
-                         __ATOMIC_RELEASE);
+        publish_word(b, word);
 }

@@ -231,6 +231,25 @@ static int plan_by(struct shim_run *r, struct probe_plan *p)
     return 0;
 }
 
+int run_add_software(struct shim_run *r, struct probe_plan *p, const char *name, unsigned slot,
+                     int sw_slot, double scale)
+{
+    unsigned at = p->n_hw + p->n_sw;
+    if (at >= PROBE_MAX_COUNTERS) return -1;
+    struct run_counter *c = &r->counter[at];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->kind = "software";
+    c->slot = slot;
+    c->width = 64;
+    c->scale = scale;
+    c->fd = -1;
+    r->n_counters = at + 1;
+    p->sw[p->n_sw++].slot = sw_slot;
+    p->mask[at] = ~(uint64_t)0;
+    return (int)at;
+}
+
 /* The plan's hardware readings are in place (hardware_open); add the software counters,
  * the tags and the rates. */
 static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
@@ -244,20 +263,14 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     uint32_t cct_slots = instrumented ? (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT) : 0;
     /* and, for code built with the compiler pass, the method and loop slots and the
      * thread's path ring */
-    r->pass = sidetable_present();
-    if (r->pass) {
+    if (sidetable_present()) {
         cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_LOOP);
         /* paths only where code appends them (not built with SHIM_PASS=method,loop) */
         p->paths = symbols_referenced("shim_tls_path_ring");
     }
-    if (p->paths) {
-        struct shim_path_ring *ring = path_ring_acquire(b);
-        if (ring)
-            path_ring_attach(ring);
-        else
-            run_complain(c->strict, "its paths are not attributed",
-                         "no memory for the thread's path ring");
-    }
+    if (p->paths && path_ring_attach(b) != 0)
+        run_complain(c->strict, "its paths are not attributed",
+                     "no memory for the thread's path ring");
     r->n_tag_slots =
         slots_of(c->tag_slots, names_tag_slots_named() | cct_slots, 1, SHIM_TAG_SLOTS, r->tag_slot);
     r->n_counter_slots =
@@ -272,27 +285,20 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     if (hardware_default_rates(r, p) != 0)
         rc = fail(SHIM_EINVAL, c->strict, "SHIM_EVENTS: more than %d rates", PROBE_MAX_RATES);
     for (unsigned i = 0; rc == 0 && i < r->n_counter_slots; i++) {
-        unsigned slot = r->counter_slot[i], at = p->n_hw + p->n_sw;
-        struct run_counter *rc_ = &r->counter[at];
-        if (at >= PROBE_MAX_COUNTERS) {
+        unsigned slot = r->counter_slot[i];
+        char name[EVENT_LABEL_MAX];
+        counter_label(slot, name, sizeof name);
+        int at = run_add_software(r, p, name, slot, (int)slot, c->counter_scale[slot]);
+        if (at < 0) {
             rc = fail(SHIM_EINVAL, c->strict, "more than %d counters with SHIM_EVENTS",
                       PROBE_MAX_COUNTERS);
             break;
         }
-        memset(rc_, 0, sizeof *rc_);
-        counter_label(slot, rc_->name, sizeof rc_->name);
-        rc_->kind = "software";
-        rc_->slot = slot;
-        rc_->width = 64;
-        rc_->scale = c->counter_scale[slot];
-        rc_->fd = -1;
-        r->n_counters = at + 1;
-        p->sw[p->n_sw++].slot = (int)slot;
-        p->mask[at] = ~(uint64_t)0;
-        if (run_add_rate(r, p, (int)at, PROBE_RATE_PER_TSC, rc_->scale, rc_->name, NULL) != 0)
+        if (run_add_rate(r, p, at, PROBE_RATE_PER_TSC, c->counter_scale[slot], name, NULL) != 0)
             rc = fail(SHIM_EINVAL, c->strict, "more than %d rates", PROBE_MAX_RATES);
     }
-    p->thread_word = r->identity ? r->identity_word : &r->thread_word;
+    p->thread_word =
+        r->ti ? thread_identity_word(r->ti, r->placement.observed_cpu) : &r->thread_word;
     if (rc == 0) rc = alloc_signal_plan(r, b, p); /* before SHIM_RATES, which may name it */
     if (rc == 0) rc = plan_derived_rates(r, p);
     if (rc == 0) rc = plan_by(r, p);
@@ -359,8 +365,6 @@ static int open_identity(struct shim_run *r)
                         r->identity_why);
         return 0;
     }
-    r->identity = 1;
-    r->identity_word = thread_identity_word(r->ti, r->placement.observed_cpu);
     return 0;
 }
 
@@ -451,7 +455,7 @@ static void start_extra_observers(struct shim_run *r, const struct probe_plan *p
         struct probe_plan p = *plan;
         struct observer_params pp = *params;
         p.thread_word =
-            r->identity ? thread_identity_word(r->ti, x->placement.observed_cpu) : &x->thread_word;
+            r->ti ? thread_identity_word(r->ti, x->placement.observed_cpu) : &x->thread_word;
         pp.seed ^= (uint64_t)(r->n_extra + 1) * 0x9e3779b97f4a7c15ull;
         if (observer_init(&x->obs, &p, &pp) != 0) {
             run_complain(0, more, "SHIM_OBSERVERS=%u: out of memory for another observer", want);
@@ -851,10 +855,7 @@ static int attach_thread(struct shim_run *r)
         return SHIM_ENOMEM;
     }
     signal_block_attach(b);
-    if (r->obs.plan.paths) {
-        struct shim_path_ring *ring = path_ring_acquire(b);
-        if (ring) path_ring_attach(ring);
-    }
+    if (r->obs.plan.paths) path_ring_attach(b); /* without memory: its paths go unseen */
     cct_republish();
     alloc_signal_attach(r, b);
     if (r->attached < RUN_MAX_THREADS) {
@@ -867,7 +868,7 @@ static int attach_thread(struct shim_run *r)
     struct run_observer *free_cpu = NULL;
     for (unsigned k = 0; k < r->n_extra && !free_cpu; k++)
         if (!__atomic_load_n(&r->extra[k].thread_word, __ATOMIC_RELAXED)) free_cpu = &r->extra[k];
-    if (r->identity) {
+    if (r->ti) {
         set = r->observed_cpus;
     } else if (free_cpu) { /* one thread per observed CPU: this one gets the next */
         CPU_SET(free_cpu->placement.observed_cpu, &set);

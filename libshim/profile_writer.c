@@ -377,8 +377,8 @@ static json_t *placement_json(const struct shim_run *r)
                      p->relation, "shared", p->shared, "chosen_by",
                      p->user_chosen ? "user" : "shim", "allowed_cpus", allowed, "observed_tid",
                      (json_int_t)r->observed_tid, "observers", observers, "thread_identity",
-                     "source", r->identity ? "bpf" : "pinned", "why",
-                     r->identity ? json_null() : jtext(r->identity_why), "threads", threads,
+                     "source", r->ti ? "bpf" : "pinned", "why",
+                     r->ti ? json_null() : jtext(r->identity_why), "threads", threads,
                      "threads_attached", jint(r->attached));
 }
 

@@ -85,13 +85,10 @@ struct shim_run {
     sem_t observer_ready, observer_go; /* the observer waits until its plan is complete */
     int observer_abort;
     int pinned;     /* the observed thread's affinity was changed */
-    int pass;       /* code built with the compiler pass is loaded */
     int alloc_read; /* the allocation signal is read (alloc_signal.c) */
-    /* Threads: where the thread word comes from (identity: BPF's word of the observed
-     * CPU, else the observed thread's id, and why), the threads that joined */
-    int identity;
+    /* Threads: where the thread word comes from (ti: BPF's word of each observed CPU;
+     * NULL: the observed thread's id, and why), the threads that joined */
     struct thread_identity *ti;
-    const volatile uint64_t *identity_word;
     char identity_why[256];
     unsigned attached, said_full, said_identity;
     /* Observers beyond the first, and the CPUs all of them observe */
@@ -125,6 +122,12 @@ void hardware_close(struct shim_run *r);
 /* A rate appended to the plan and the run: 0, or -1 if PROBE_MAX_RATES are taken. */
 int run_add_rate(struct shim_run *r, struct probe_plan *p, int num, int den, double scale,
                  const char *name, const char *per_name);
+
+/* A software counter of the running thread's block (probe_sw's slot sw_slot) as the next
+ * reading, named `name`, `slot` in the profile: its reading index, or -1 when the plan
+ * has no room. */
+int run_add_software(struct shim_run *r, struct probe_plan *p, const char *name, unsigned slot,
+                     int sw_slot, double scale);
 
 /* Write the profile of a finished run to r->output_path, atomically. Returns 0, or -1
  * with the reason in why. */

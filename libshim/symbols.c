@@ -450,107 +450,104 @@ int symbols_lookup(struct symbols *s, uint64_t addr, struct symbol_info *out)
     return 0;
 }
 
+/* ---- reading every loaded module's file ---- */
+
+/* Looks into a module's ELF file, at the module's load bias; nonzero stops the walk. */
+typedef int (*module_file_fn)(Elf *e, uint64_t bias, void *ctx);
+
+struct module_walk {
+    module_file_fn fn;
+    void *ctx;
+    int first, stop;
+};
+
+static int walk_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct module_walk *q = data;
+    const char *path = info->dlpi_name;
+    if (q->first) path = "/proc/self/exe"; /* the executable comes first, unnamed */
+    q->first = 0;
+    int fd = path && strchr(path, '/') ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) return 0;
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (e) {
+        q->stop = q->fn(e, info->dlpi_addr, q->ctx);
+        elf_end(e);
+    }
+    close(fd);
+    return q->stop;
+}
+
+/* Calls fn on the file of each loaded module that has one, the executable first, until
+ * it returns nonzero: that value, or 0. */
+static int each_module_file(module_file_fn fn, void *ctx)
+{
+    struct module_walk q = {fn, ctx, 1, 0};
+    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
+    dl_iterate_phdr(walk_module, &q);
+    return q.stop;
+}
+
 /* ---- does the process call a function it does not define? ---- */
 
 /* 1 when the file's .dynsym has `name` undefined: the module calls it from outside. */
-static int file_references(const char *file, const char *name)
+static int file_references(Elf *e, uint64_t bias, void *name)
 {
-    int found = 0, fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    (void)bias;
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
-    while (e && !found && (scn = elf_nextscn(e, scn))) {
+    while ((scn = elf_nextscn(e, scn))) {
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize) continue;
         Elf_Data *d = elf_getdata(scn, NULL);
-        for (size_t i = 0; d && !found && i < sh.sh_size / sh.sh_entsize; i++) {
+        for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
             GElf_Sym sym;
             const char *n;
             if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF &&
                 (n = elf_strptr(e, sh.sh_link, sym.st_name)) && !strcmp(n, name))
-                found = 1;
+                return 1;
         }
     }
-    if (e) elf_end(e);
-    close(fd);
-    return found;
-}
-
-struct reference_search {
-    const char *name;
-    int first, found;
-};
-
-static int module_references(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct reference_search *q = data;
-    const char *path = info->dlpi_name;
-    if (q->first) path = "/proc/self/exe"; /* the executable comes first, unnamed */
-    q->first = 0;
-    if (path && strchr(path, '/') && file_references(path, q->name)) q->found = 1;
-    return q->found;
+    return 0;
 }
 
 int symbols_referenced(const char *name)
 {
-    struct reference_search q = {name, 1, 0};
-    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
-    dl_iterate_phdr(module_references, &q);
-    return q.found;
+    return each_module_file(file_references, (void *)name);
 }
 
 /* ---- sections the program's modules bring (the compiler pass's side table) ---- */
-
-/* Each section of the file called `name` that is loaded in memory, at its run-time
- * address (the module's load bias plus the section's address). */
-static size_t file_sections(const char *file, uint64_t bias, const char *name,
-                            symbols_section_fn fn, void *ctx)
-{
-    size_t found = 0, shstrndx;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    Elf_Scn *scn = NULL;
-    GElf_Shdr sh;
-    if (e && elf_getshdrstrndx(e, &shstrndx) == 0)
-        while ((scn = elf_nextscn(e, scn))) {
-            const char *n;
-            if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
-                !(n = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(n, name))
-                continue;
-            found++;
-            if (fn) fn(bias + sh.sh_addr, sh.sh_size, ctx);
-        }
-    if (e) elf_end(e);
-    close(fd);
-    return found;
-}
 
 struct section_search {
     const char *name;
     symbols_section_fn fn;
     void *ctx;
-    int first;
     size_t found;
 };
 
-static int module_sections(struct dl_phdr_info *info, size_t size, void *data)
+/* Each section of the file called `name` that is loaded in memory, at its run-time
+ * address (the module's load bias plus the section's address). */
+static int file_sections(Elf *e, uint64_t bias, void *data)
 {
-    (void)size;
     struct section_search *q = data;
-    const char *path = info->dlpi_name;
-    if (q->first) path = "/proc/self/exe";
-    q->first = 0;
-    if (path && strchr(path, '/'))
-        q->found += file_sections(path, info->dlpi_addr, q->name, q->fn, q->ctx);
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    if (elf_getshdrstrndx(e, &shstrndx) != 0) return 0;
+    while ((scn = elf_nextscn(e, scn))) {
+        const char *n;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+            !(n = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(n, q->name))
+            continue;
+        q->found++;
+        if (q->fn) q->fn(bias + sh.sh_addr, sh.sh_size, q->ctx);
+    }
     return 0;
 }
 
 size_t symbols_sections(const char *name, symbols_section_fn fn, void *ctx)
 {
-    struct section_search q = {name, fn, ctx, 1, 0};
-    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
-    dl_iterate_phdr(module_sections, &q);
+    struct section_search q = {name, fn, ctx, 0};
+    each_module_file(file_sections, &q);
     return q.found;
 }

@@ -29,7 +29,8 @@
 /* One sample as read is a run of `stride` words: the start and end markers, whether the
  * slow counters were read, the counter readings, a timestamp per counter read after the
  * window (slow hardware, then software), then the thread word and the tags, which
- * together are the key of the tag table. */
+ * together are the key of the tag table, the block they were read from, and (with
+ * paths) the head of that block's path ring and the ring. */
 enum { SAMPLE_CS = 0, SAMPLE_CE = 1, SAMPLE_DUE = 2, SAMPLE_C = 3 };
 
 /* Words of a period waiting for its path: flags, next completion number, two samples. */
@@ -55,8 +56,9 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     o->plan = *plan;
     o->params = *params;
     if (!o->plan.thread_word) o->plan.thread_word = &no_thread_word;
-    if (probe_readings(plan) > PROBE_MAX_COUNTERS || plan->n_rates > PROBE_MAX_RATES ||
-        plan->n_tags > SHIM_TAG_SLOTS || plan->method_tag > plan->n_tags)
+    if (!plan->registry || probe_readings(plan) > PROBE_MAX_COUNTERS ||
+        plan->n_rates > PROBE_MAX_RATES || plan->n_tags > SHIM_TAG_SLOTS ||
+        plan->method_tag > plan->n_tags)
         return -1;
     /* fast hardware counters first, then the slow ones; an own count is a fast reading */
     while (o->n_fast < plan->n_hw && !plan->hw[o->n_fast].slow)
@@ -88,8 +90,8 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
     o->stride = o->key_offset + 1 + plan->n_tags;
-    o->block_offset = o->stride++;        /* which block the counters came from (0: none) */
-    if (plan->path_ring || plan->paths) { /* the ring's head and the ring, after the key */
+    o->block_offset = o->stride++; /* which block the counters came from (0: none) */
+    if (plan->paths) {             /* the ring's head and the ring, after the key */
         o->path_offset = o->stride;
         o->stride += 2;
         o->pending = calloc((size_t)OBSERVER_PENDING * PENDING_WORDS(o), sizeof *o->pending);
@@ -140,6 +142,18 @@ void observer_request_stop(struct observer *o)
     __atomic_store_n(&o->stop, 1, __ATOMIC_RELEASE);
 }
 
+/* o->block: the block of thread `tid`, looked up again only when the thread changed or
+ * its block changed hands. */
+static inline void observer_find_block(struct observer *o, uint64_t tid)
+{
+    const struct signal_registry *r = o->plan.registry;
+    if (tid == o->block_tid &&
+        (!o->block || __atomic_load_n(&r->owner[o->block_index], __ATOMIC_ACQUIRE) == tid))
+        return;
+    o->block_tid = tid;
+    o->block = signal_block_find(r, tid, &o->block_index);
+}
+
 /*
  * One sample, as in the SHIM paper's Figure 2, with one change for software counters.
  * Hardware counters are read inside the DTE window: start marker, for each a
@@ -153,22 +167,11 @@ void observer_request_stop(struct observer *o)
  * counter's own time base, exact whether the read hit or missed. Slow hardware counters,
  * when their time has come, are read next, the same way: a read of them takes
  * microseconds, and coming after the software reads it lengthens only the period that
- * follows, which record_period treats like an aggregation pause. The thread word and the
- * tags come last, after every counter, so that a span of the slow counters sees each tag
- * value read inside it (track_span).
+ * follows, which record_period treats like an aggregation pause. The thread word comes
+ * right after the window (it says whose block the counters, tags and path ring are read
+ * from); the tags come last, after every counter, so that a span of the slow counters
+ * sees each tag value read inside it (track_span).
  */
-/* o->block: the block of thread `tid`, looked up again only when the thread changed or
- * its block changed hands. */
-static inline void observer_find_block(struct observer *o, uint64_t tid)
-{
-    const struct signal_registry *r = o->plan.registry;
-    if (tid == o->block_tid &&
-        (!o->block || __atomic_load_n(&r->owner[o->block_index], __ATOMIC_ACQUIRE) == tid))
-        return;
-    o->block_tid = tid;
-    o->block = signal_block_find(r, tid, &o->block_index);
-}
-
 static inline void take_sample(struct observer *o, uint64_t *s)
 {
     const struct probe_plan *p = &o->plan;
@@ -181,13 +184,11 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         c[i] = probe_hw_read(&p->hw[i]);
     }
     s[SAMPLE_CE] = tsc_marker();
-    if (p->registry) { /* the running thread, and its block */
-        key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
-        observer_find_block(o, key[0]);
-    }
+    key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED); /* the running thread */
+    observer_find_block(o, key[0]);                             /* and its block */
+    const struct shim_block *b = o->block;
     for (unsigned i = 0; i < p->n_sw; i++) {
-        c[p->n_hw + i] =
-            p->registry ? probe_sw_read_block(&p->sw[i], o->block) : probe_sw_read(&p->sw[i]);
+        c[p->n_hw + i] = probe_sw_read_block(&p->sw[i], b);
         t_late[p->n_hw + i] = tsc_marker();
     }
     s[SAMPLE_DUE] = o->n_fast < p->n_hw && s[SAMPLE_CS] - o->slow_last >= o->params.slow_period;
@@ -198,17 +199,6 @@ static inline void take_sample(struct observer *o, uint64_t *s)
             t_late[i] = tsc_marker();
         }
     }
-    if (!p->registry) {
-        key[0] = __atomic_load_n(p->thread_word, __ATOMIC_RELAXED);
-        for (unsigned i = 0; i < p->n_tags; i++)
-            key[1 + i] = __atomic_load_n(p->tag[i], __ATOMIC_RELAXED);
-        if (p->path_ring) {
-            s[o->path_offset] = __atomic_load_n(&p->path_ring->head, __ATOMIC_RELAXED);
-            s[o->path_offset + 1] = (uintptr_t)p->path_ring;
-        }
-        return;
-    }
-    const struct shim_block *b = o->block;
     s[o->block_offset] = (uintptr_t)b;
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;

@@ -91,15 +91,15 @@ struct observer {
     uint64_t slow_last;                       /* start marker of the last slow read */
     uint64_t *span;                           /* the sample that began the current span */
     int span_open, span_clean;
-    /* Paths (plan.path_ring): a period waits in `pending` (prev and cur samples, one
+    /* Paths (plan.paths): a period waits in `pending` (prev and cur samples, one
      * word of flags) until the path it sampled has completed, then goes into `paths`,
      * keyed (thread, function, path number). */
     struct tag_table paths;
     uint64_t *pending;
     unsigned pending_first, pending_n, path_offset; /* ring head, then the ring itself */
-    unsigned block_offset; /* in a sample: the block its words came from (a registry's) */
+    unsigned block_offset;                          /* in a sample: the block its words came from */
     struct path_totals path_totals;
-    /* With a registry: the block of the thread last looked up (NULL: it has none). */
+    /* The block of the thread last looked up (NULL: it has none). */
     uint64_t block_tid;
     unsigned block_index;
     const struct shim_block *block;

@@ -46,13 +46,11 @@ struct probe_hw {
     unsigned own;
 };
 
-/* A software counter: a fixed word; or, when the plan reads through the registry, a
- * counter slot of the running thread's block, or (slot PROBE_SW_RESERVED(i)) the word
- * its block's reserved word i points to (e.g. SHIM_BLOCK_ALLOCATED). */
+/* A software counter of the running thread's block: a counter slot, or (slot
+ * PROBE_SW_RESERVED(i)) the word its block's reserved word i points to (e.g.
+ * SHIM_BLOCK_ALLOCATED). */
 #define PROBE_SW_RESERVED(i) (-1 - (int)(i))
-#define PROBE_SW_ALLOCATED   PROBE_SW_RESERVED(SHIM_BLOCK_ALLOCATED)
 struct probe_sw {
-    const uint64_t *word;
     int slot;
 };
 
@@ -79,23 +77,19 @@ struct probe_plan {
     uint64_t mask[PROBE_MAX_COUNTERS]; /* wrap-around mask per reading */
     unsigned n_rates;
     struct probe_rate rate[PROBE_MAX_RATES];
-    unsigned n_tags;
-    const uint64_t *tag[SHIM_TAG_SLOTS];
     /* Which thread the observed CPU runs: its kernel thread id (or any constant). */
     const volatile uint64_t *thread_word;
-    /* When set, tags, software counters and the path ring are read from the block of
-     * the thread the thread word names (tag_slot[i] and sw[i].slot say where in it);
-     * `tag`, `sw[i].word` and `path_ring` are then unused. */
+    /* Where the program's words are: the block of the thread the thread word names, in
+     * this registry (signals/signal_block.h). Tags are read from its slots tag_slot[i],
+     * software counters as sw[i] says, and, with `paths`, the head of its path ring. */
     const struct signal_registry *registry;
+    unsigned n_tags;
     unsigned tag_slot[SHIM_TAG_SLOTS];
-    int paths; /* with a registry: read each thread's path ring (signals/path.h) */
+    int paths; /* read each thread's path ring (signals/path.h) */
     /* 1 + the index among the tags of the method signal (slot 8), which says whose path a
      * sample belongs to; 0: not read (a sample's path is then the next one completed) */
     unsigned method_tag;
     struct probe_by by;
-    /* The observed thread's Ball-Larus path ring (signals/path.h), or NULL: its head is
-     * read with the tags, and each period is attributed to the path that completed next. */
-    const struct shim_path_ring *path_ring;
 };
 
 static inline unsigned probe_readings(const struct probe_plan *p)
@@ -165,11 +159,6 @@ static inline uint64_t probe_hw_read(const struct probe_hw *h)
 static inline uint64_t core_minus_own(uint64_t core, uint64_t own)
 {
     return core > own ? core - own : 0;
-}
-
-static inline uint64_t probe_sw_read(const struct probe_sw *s)
-{
-    return __atomic_load_n(s->word, __ATOMIC_RELAXED);
 }
 
 /* A software counter of thread block b (NULL: a thread without one reads 0). */

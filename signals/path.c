@@ -23,22 +23,19 @@ struct shim_path_ring shim_dummy_path_ring;
 __thread struct shim_path_ring *shim_tls_path_ring __attribute__((tls_model("initial-exec"))) =
     &shim_dummy_path_ring;
 
-struct shim_path_ring *path_ring_acquire(struct shim_block *b)
+int path_ring_attach(struct shim_block *b)
 {
     uint64_t *word = &b->reserved[SHIM_BLOCK_PATH_RING];
     struct shim_path_ring *r = (struct shim_path_ring *)(uintptr_t)*word;
-    if (r) return r;
-    void *m = mmap(NULL, sizeof(struct shim_path_ring), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    r = m; /* zeroed by the kernel: head 0, no entries */
-    __atomic_store_n(word, (uint64_t)(uintptr_t)r, __ATOMIC_RELEASE);
-    return r;
-}
-
-void path_ring_attach(struct shim_path_ring *r)
-{
+    if (!r) {
+        void *m = mmap(NULL, sizeof(struct shim_path_ring), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return -1;
+        r = m; /* zeroed by the kernel: head 0, no entries */
+        __atomic_store_n(word, (uint64_t)(uintptr_t)r, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&shim_tls_path_ring, r, __ATOMIC_RELEASE);
+    return 0;
 }
 
 void path_ring_detach(void)

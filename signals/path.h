@@ -67,10 +67,10 @@ SHIM_API extern __thread struct shim_path_ring *shim_tls_path_ring
 
 extern struct shim_path_ring shim_dummy_path_ring;
 
-/* The ring of signal block b (the calling thread's): made zeroed, and never freed, when
- * the block has none. NULL when no memory is left. */
-struct shim_path_ring *path_ring_acquire(struct shim_block *b);
-void path_ring_attach(struct shim_path_ring *r);
+/* Point the calling thread's ring at the ring of its signal block b, made zeroed (and
+ * never freed) when the block has none: 0, or -1 when no memory is left (the thread
+ * keeps the dummy ring). */
+int path_ring_attach(struct shim_block *b);
 void path_ring_detach(void);
 
 enum path_resolution {

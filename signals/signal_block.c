@@ -73,7 +73,6 @@ struct shim_block *signal_block_acquire(void)
         memset(b->tag, 0, sizeof b->tag);
         memset(b->counter, 0, sizeof b->counter);
         __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->reserved[SHIM_BLOCK_FREED], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&owner[i], tid, __ATOMIC_RELEASE);
         if (i == used) __atomic_store_n(&used, i + 1, __ATOMIC_RELEASE);
     }

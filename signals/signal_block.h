@@ -15,7 +15,6 @@
 /* Words of a block's `reserved` array that shim itself uses. */
 #define SHIM_BLOCK_PATH_RING 0 /* the owner's path ring (struct shim_path_ring *), or 0 */
 #define SHIM_BLOCK_ALLOCATED 1 /* where the owner's allocated-bytes total is (uint64_t *), or 0 */
-#define SHIM_BLOCK_FREED     2 /* where the owner's freed-bytes total is (uint64_t *), or 0 */
 
 extern struct shim_block shim_dummy_block;
 

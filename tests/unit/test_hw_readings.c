@@ -23,13 +23,17 @@
 
 #include "observer.h"
 #include "observer_thread.h"
+#include "test_registry.h"
 
 #define RUN_NS   (120 * 1000000L)
 #define PHASE_NS (6 * 1000000L)
 #define OWN_STEP 1000 /* what the observer "counts itself" per read */
 
-static uint64_t counter_word, tag_word;
 static const uint64_t thread_word = 77;
+/* The program's words: tag slot 0 and counter slot 0 of thread 77's block. */
+static struct test_program program;
+#define counter_word (program.block[0].counter[0])
+#define tag_word     (program.block[0].tag[0])
 static uint64_t core_reads, own_reads, slow_reads;
 
 /* The core-wide count: the program's events plus the observer's own, which grow by
@@ -81,8 +85,9 @@ static void run(struct observer *o)
     plan.hw[0] = (struct probe_hw){.read = read_core, .own = 1};
     plan.hw[1] = (struct probe_hw){.read = read_own};
     plan.hw[2] = (struct probe_hw){.read = read_slow, .slow = 1};
+    plan.registry = test_program_init(&program, thread_word, 0);
     plan.n_sw = 1;
-    plan.sw[0].word = &counter_word;
+    plan.sw[0].slot = 0;
     for (unsigned i = 0; i < 4; i++)
         plan.mask[i] = ~(uint64_t)0;
     plan.n_rates = N_RATES;
@@ -90,7 +95,7 @@ static void run(struct observer *o)
     plan.rate[RATE_SLOW] = (struct probe_rate){2, PROBE_RATE_PER_TSC, 1.0};
     plan.rate[RATE_SW] = (struct probe_rate){3, PROBE_RATE_PER_TSC, 1.0};
     plan.n_tags = 1;
-    plan.tag[0] = &tag_word;
+    plan.tag_slot[0] = 0;
     plan.thread_word = &thread_word;
     struct observer_params params = {
         .period = 1000,

@@ -27,11 +27,14 @@
 #include "dte.h"
 #include "observer.h"
 #include "observer_thread.h"
+#include "test_registry.h"
 
 #define RUN_NS (50 * 1000000L) /* how long the observed side runs */
 
 /* The "program": written by this thread, read by the observer. */
-static uint64_t counter_word, tag_word, thread_word;
+/* The program's tag slot 0 and counter slot 0, in a block of each thread id it plays. */
+static struct test_program program;
+static uint64_t thread_word;
 static const uint64_t constant_thread = 4242;
 
 struct run_options {
@@ -57,10 +60,10 @@ static void play_program(const struct run_options *opt)
     double end = now_ns() + (double)RUN_NS;
     uint64_t step = 0;
     while (now_ns() < end) {
-        store(&tag_word, 1 + step % opt->n_tag_values);
+        test_set_tag(&program, 0, 1 + step % opt->n_tag_values);
         if (opt->toggle_thread) store(&thread_word, step % 2 ? 7001 : 7002);
         for (int i = 0; i < 2000; i++)
-            store(&counter_word, __atomic_load_n(&counter_word, __ATOMIC_RELAXED) + 1);
+            test_set_counter(&program, 0, test_counter(&program, 0) + 1);
         nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
         step++;
     }
@@ -69,18 +72,19 @@ static void play_program(const struct run_options *opt)
 static void run_observer_limited(struct observer *o, const struct run_options *opt,
                                  uint64_t max_period)
 {
-    store(&counter_word, opt->counter_start);
-    store(&tag_word, 1);
-    store(&thread_word, 7001);
-
     struct probe_plan plan = {0};
+    plan.registry = opt->toggle_thread ? test_program_init(&program, 7001, 7002)
+                                       : test_program_init(&program, constant_thread, 0);
+    test_set_counter(&program, 0, opt->counter_start);
+    test_set_tag(&program, 0, 1);
+    store(&thread_word, 7001);
     plan.n_sw = 1;
-    plan.sw[0].word = &counter_word;
+    plan.sw[0].slot = 0;
     plan.mask[0] = counter_mask(opt->width ? opt->width : 64);
     plan.n_rates = 1;
     plan.rate[0] = (struct probe_rate){.num = 0, .den = PROBE_RATE_PER_TSC, .scale = 1.0};
     plan.n_tags = 1;
-    plan.tag[0] = &tag_word;
+    plan.tag_slot[0] = 0;
     plan.thread_word = opt->toggle_thread ? &thread_word : &constant_thread;
 
     struct observer_params params = {
@@ -291,7 +295,7 @@ static void check_wrap(unsigned width)
         assert_true(s->max < 100); /* increments per TSC cycle */
         counted += s->sum_a;
     }
-    uint64_t added = __atomic_load_n(&counter_word, __ATOMIC_RELAXED) - opt.counter_start;
+    uint64_t added = test_counter(&program, 0) - opt.counter_start;
     assert_true(added > 3000); /* the program went past the wrap */
     assert_true(counted <= (double)added);
     assert_true(counted > 3000); /* and the observer saw it doing so */
@@ -329,6 +333,8 @@ static void init_rejects_oversized_plans(void **state)
     struct observer_params params = {.max_tags = 16};
     assert_int_equal(hist_spec_init(&params.hist, 10, 0, 1), 0);
     struct probe_plan plan = {0};
+    assert_int_equal(observer_init(&o, &plan, &params), -1); /* nowhere to read from */
+    plan.registry = test_program_init(&program, constant_thread, 0);
     plan.n_sw = PROBE_MAX_COUNTERS + 1;
     assert_int_equal(observer_init(&o, &plan, &params), -1);
     plan.n_sw = 0;

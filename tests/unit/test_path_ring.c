@@ -23,6 +23,7 @@
 
 #include "observer.h"
 #include "observer_thread.h"
+#include "test_registry.h"
 #include "path.h"
 
 #define FN_A 0x401000u
@@ -99,7 +100,10 @@ static void spin(uint64_t cycles)
 }
 
 static const uint64_t thread_word = 4242;
-static uint64_t method_word; /* slot 8: the function executing now */
+/* Thread 4242's block: tag slot 0, and slot 8, the method signal (the function executing
+ * now); its path ring is the one the test appends to. */
+static struct test_program program;
+#define method_word (program.block[0].tag[8])
 
 /* Runs the observer while this thread completes paths: function A's path 0 (long) and
  * path 1 (short), function B's path 2, in turn; then, when `hang`, it starts a path
@@ -109,14 +113,16 @@ static uint64_t method_word; /* slot 8: the function executing now */
 static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang,
                 int calls)
 {
-    static uint64_t tag = 1;
     struct probe_plan plan = {0};
+    plan.registry = test_program_init(&program, thread_word, 0);
+    test_set_tag(&program, 0, 1);
+    program.block[0].reserved[SHIM_BLOCK_PATH_RING] = (uintptr_t)ring;
     plan.n_tags = 2;
-    plan.tag[0] = &tag;
-    plan.tag[1] = &method_word;
+    plan.tag_slot[0] = 0;
+    plan.tag_slot[1] = 8;
     plan.method_tag = calls ? 2 : 0;
     plan.thread_word = &thread_word;
-    plan.path_ring = ring;
+    plan.paths = 1;
     struct observer_params params = {
         .period = period,
         .jitter = 0.5,
