@@ -372,14 +372,13 @@ static json_t *placement_json(const struct shim_run *r)
     json_array_append_new(threads, thread_json(r->observed_tid, r->prog_name));
     for (unsigned i = 0; i < r->attached && i < RUN_MAX_THREADS; i++)
         json_array_append_new(threads, thread_json(r->thread_tid[i], r->thread_name[i]));
-    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:o, s:I, s:o, s:{s:s, s:o}, s:o, s:o}",
-                     "observed_cpu", p->observed_cpu, "observer_cpu", p->observer_cpu, "relation",
-                     p->relation, "shared", p->shared, "chosen_by",
-                     p->user_chosen ? "user" : "shim", "allowed_cpus", allowed, "observed_tid",
-                     (json_int_t)r->observed_tid, "observers", observers, "thread_identity",
-                     "source", r->ti ? "bpf" : "pinned", "why",
-                     r->ti ? json_null() : jtext(r->identity_why), "threads", threads,
-                     "threads_attached", jint(r->attached));
+    return json_pack(
+        "{s:i, s:i, s:s, s:s, s:s, s:o, s:I, s:o, s:{s:s, s:o}, s:o, s:o}", "observed_cpu",
+        p->observed_cpu, "observer_cpu", p->observer_cpu, "relation", p->relation, "shared",
+        p->shared, "chosen_by", p->user_chosen ? "user" : "shim", "allowed_cpus", allowed,
+        "observed_tid", (json_int_t)r->observed_tid, "observers", observers, "thread_identity",
+        "source", r->ti ? "bpf" : "pinned", "why", r->ti ? json_null() : jtext(r->identity_why),
+        "threads", threads, "threads_attached", jint(r->attached));
 }
 
 static json_t *profile_json(const struct shim_run *r)
