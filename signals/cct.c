@@ -10,8 +10,11 @@
  *
  * The tree. A node is one call chain: (parent, fn, call_site). A call from the current
  * node `cur` to fn at call_site finds, in this order: cur itself if cur's function is fn
- * (direct recursion: one compare); the existing child (cur, fn, call_site) in a
- * per-thread hash index; an ancestor of cur whose function is fn (recursion folds onto
+ * (direct recursion: one compare); the answer the call cache kept for (cur, fn,
+ * call_site) (call_cached(): 256 entries, direct-mapped by caller and site, on lines the
+ * hooks keep hot; a tree lookup misses the cache lines more than anything else the
+ * hooks do); the existing child (cur, fn, call_site) in a per-thread hash index; an
+ * ancestor of cur whose function is fn (recursion folds onto
  * the nearest one, so no chain holds a function twice and the depth is bounded by the
  * number of functions); else a new node. The ancestor walk follows parent links and
  * runs only when the index misses, which is once per new node or on a recursive call,
@@ -21,17 +24,19 @@
  * call is a call with a call site like any other.
  *
  * The arena. Each thread mmaps one MAP_NORESERVE region on its first hook: the header,
- * its shadow stack, the child index (one 32-bit bucket head per node of capacity) and
- * room for 2^21 nodes of 32 bytes; pages are touched only as they fill. Node 0 is the
+ * its shadow stack, the child index and room for 2^21 nodes of 32 bytes; pages are
+ * touched only as they fill. The index is a table of 32-bit bucket heads that starts at
+ * 1024 buckets and moves to one twice the size when the nodes outnumber its buckets
+ * (index_grow()), so it stays as small as the tree; the tables of every size lie one
+ * after the other, 8 bytes per node of capacity in all. Node 0 is the
  * root (no function), node 1 the overflow node: when the arena is full, every further
  * new context, and everything called beneath it, is node 1, counted. A node is written
  * completely before a release store of the arena's count publishes it, and is never
- * written again (the bucket chain field is set before publication too), so any thread
- * may read nodes [0, count) at any moment. The index and the shadow stack are private to
- * the owner. Arenas are never freed: an observer or writer may hold a pointer, and the
- * profile of a thread that has exited is still wanted. A global array, filled with an
- * atomic counter and release stores, lists them by thread index (the high half of slot
- * 9).
+ * written again but for its bucket chain field, which only the owner reads (and rewrites
+ * when the index grows), so any thread may read nodes [0, count) at any moment. The index and the
+ * shadow stack are private to the owner. Arenas are never freed: an observer or writer may hold a
+ * pointer, and the profile of a thread that has exited is still wanted. A global array, filled with
+ * an atomic counter and release stores, lists them by thread index (the high half of slot 9).
  *
  * The shadow stack. Each entry pushes a frame (marker, fn, call_site, node); each exit
  * pops it and restores slots 8 and 9 from the frame below. A frame can also be left
@@ -78,12 +83,19 @@
  * CCT_STACK_GAP above the thread's frames that starts while no instrumented function is
  * live and jumps out; its frames stay beneath the thread's later contexts.
  *
- * Cost. When the thread points at the shared dummy block (shim is not observing it)
+ * Cost. Each hook has a fast path that calls nothing, so it needs no stack frame of its
+ * own: entry when the slot cache gives the marker, a frame is on top, above the new one
+ * (or the frame of a caller this function was inlined into), nothing unusual is going on
+ * (a->fast_limit) and the context is direct recursion or in the call cache; exit when
+ * the top frame is the exiting function's and the only one to pop. Everything else
+ * (first calls, new contexts, left frames, signal stacks, a full shadow stack) goes
+ * through enter_slow(), enter_resolve() and exit_slow(), which do what the file says
+ * above. When the thread points at the shared dummy block (shim is not observing it)
  * the hooks keep the tree and the shadow stack but store nothing into the block, so
  * threads do not fight over the dummy's cache line; cct_republish() writes the slots
  * when a real block is attached. Nothing here allocates with malloc or calls anything
- * instrumented; this file is compiled with -fno-instrument-functions and frame pointers
- * (the hook's frame address comes from its frame pointer; x86-64 frame layout).
+ * instrumented; this file is compiled with -fno-instrument-functions. x86-64 only: the
+ * hook's frame address is the address above its return address.
  */
 #include "cct.h"
 
@@ -111,6 +123,11 @@
 #define CCT_SLOT_NONE      0xffffu /* no return slot found within CCT_MARKER_WORDS */
 #define CCT_SLOT_CACHE     1024u   /* entries of the return-slot cache */
 #define CCT_STACK_GAP      ((uintptr_t)1 << 20)
+#define CCT_INDEX_MIN_BITS 10u /* the child index starts with 1024 buckets */
+#define CCT_NO_NODE        UINT32_MAX
+#define CCT_CALL_CACHE     256u /* entries of the call cache */
+#define DEPTH(word)        ((uint32_t)(word))
+#define DEPTH_PUSH         ((uint64_t)1 << 32)
 
 _Static_assert(sizeof(struct cct_node) == 32, "a node is 32 bytes, two per cache line");
 
@@ -124,6 +141,13 @@ struct cct_frame {
                            pointer stood below its return slot when it was entered */
 };
 
+/* A call the tree answered lately (see call_cached()): direct-mapped by caller and site. */
+struct cct_call {
+    uint64_t site, fn;
+    uint32_t parent; /* CCT_NO_NODE: empty, or being written */
+    uint32_t node;
+};
+
 struct cct_arena {
     /* Read by other threads. */
     uint32_t count; /* published nodes; release store by the owner, acquire by readers */
@@ -135,18 +159,29 @@ struct cct_arena {
     size_t map_bytes;
 
     /* The owner's, on their own cache line. */
-    _Alignas(64) uint32_t depth; /* frames in use; atomic: the owner's handlers read it */
+    _Alignas(64) uint64_t depth; /* frames in use (the low half) and entries pushed (the
+                                    high half, see call_cached()); atomic: the owner's
+                                    handlers read it */
     uint32_t frame_cap;
-    uint32_t lost;         /* entries not pushed because the shadow stack was full */
-    uint32_t alt_switch;   /* 1 + index of the frame a handler on the alternate stack
-                              pushed first; 0 when none is live */
-    uint32_t bucket_shift; /* 64 - log2(bucket count) */
-    uint32_t slot_mask;    /* slot cache entries in use - 1 */
-    struct cct_frame *frames;
-    uint32_t *buckets; /* head of each bucket's chain; 0 (the root) ends a chain */
+    uint32_t fast_limit; /* frame_cap - 1, or 0 to keep the hooks off their fast paths
+                            (fast_update()) */
+    uint32_t lost;       /* entries not pushed because the shadow stack was full */
+    uint32_t alt_switch; /* 1 + index of the frame a handler on the alternate stack
+                            pushed first; 0 when none is live */
+    uint32_t index_bits; /* log2 of the child index's bucket count now; atomic: the
+                            owner's handlers may grow it */
+    uint32_t index_min_bits, index_max_bits;
+    uint32_t slot_mask; /* slot cache entries in use - 1 */
+    uint64_t signal;    /* CCT_SIGNAL(index, 0) */
+    uint32_t *buckets;  /* the child index's tables, smallest first (see index_table()) */
     uintptr_t alt_lo, alt_hi;
     uint64_t slot_cache[CCT_SLOT_CACHE]; /* see frame_marker() */
+    struct cct_call calls[CCT_CALL_CACHE];
 };
+
+/* The arena's shadow stack starts on the page after its header. */
+#define CCT_HEAD_BYTES (((sizeof(struct cct_arena) + 4095) / 4096) * 4096)
+#define FRAMES(a)      ((struct cct_frame *)((char *)(a) + CCT_HEAD_BYTES))
 
 /* The calling thread's arena, and whether creating it failed (then the hooks do
  * nothing on this thread rather than retry an mmap per call). */
@@ -163,9 +198,8 @@ static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
 #define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 /* The hook's canonical frame address: the caller's stack pointer before it called the
- * hook. With the frame pointer kept, [fp] is the saved frame pointer, [fp + 8] the
- * hook's return address. */
-#define HOOK_CFA() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+ * hook (x86-64: the address above the hook's return address). */
+#define HOOK_CFA() ((uintptr_t)__builtin_dwarf_cfa())
 
 /* The function's return slot, as a word offset above the hook's frame address cfa (the
  * function's stack pointer), or CCT_SLOT_NONE when no word within CCT_MARKER_WORDS holds
@@ -190,8 +224,8 @@ marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t
             uint64_t call_site)
 {
     const uintptr_t *w = (const uintptr_t *)cfa;
-    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
-    uintptr_t top = d > 0 ? a->frames[d - 1].marker : 0;
+    uint32_t d = DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED));
+    uintptr_t top = d > 0 ? FRAMES(a)[d - 1].marker : 0;
     int live_top = top > cfa && top - cfa <= CCT_STACK_GAP;
     if (!live_top) top = cfa; /* none, or another stack */
     unsigned off = CCT_SLOT_NONE, i;
@@ -248,10 +282,59 @@ HOT_INLINE int frame_is_left(const struct cct_frame *f, uintptr_t m, uint32_t of
     return f->call_site != site || f->fn == fn || f->sp_offset != off;
 }
 
-HOT_INLINE void set_depth(struct cct_arena *a, uint32_t d)
+/* Sets the depth to d, keeping the count of pushes in word, the depth word as this hook
+ * read it; returns the new word. */
+HOT_INLINE uint64_t set_depth(struct cct_arena *a, uint64_t word, uint32_t d)
 {
-    __atomic_store_n(&a->depth, d, __ATOMIC_RELAXED);
+    word = (word & ~(uint64_t)UINT32_MAX) | d;
+    __atomic_store_n(&a->depth, word, __ATOMIC_RELAXED);
     SIGNAL_FENCE();
+    return word;
+}
+
+/* Whether the hooks may take their fast paths: no handler on the alternate stack is live
+ * and no call went unrecorded. Kept in a->fast_limit, which those paths compare the
+ * depth against; set again wherever alt_switch or lost changes. */
+HOT_INLINE void fast_update(struct cct_arena *a)
+{
+    a->fast_limit = a->alt_switch == 0 && a->lost == 0 ? a->frame_cap - 1 : 0;
+}
+
+/* The call cache's entry for a call from cur at site. */
+HOT_INLINE struct cct_call *call_entry(struct cct_arena *a, uint32_t cur, uint64_t site)
+{
+    return &a->calls[(uint32_t)(site ^ site >> 9 ^ cur * 0x9e3779b1u) & (CCT_CALL_CACHE - 1)];
+}
+
+/* The context of a call from cur to fn at site as the call cache holds it, or CCT_NO_NODE.
+ * A handler that ran while the entry was read may have left a mixture of two: it entered
+ * a function too, so the depth word no longer equals word, as this hook read it. */
+HOT_INLINE uint32_t call_cached(struct cct_arena *a, uint64_t word, uint32_t cur, uint64_t fn,
+                                uint64_t site)
+{
+    const struct cct_call *c = call_entry(a, cur, site);
+    uint32_t node = c->node;
+    if (c->parent != cur || c->fn != fn || c->site != site) return CCT_NO_NODE;
+    SIGNAL_FENCE();
+    if (__atomic_load_n(&a->depth, __ATOMIC_RELAXED) != word) return CCT_NO_NODE;
+    return node;
+}
+
+/* Puts a resolved call into the cache, so that a handler interrupting the writing never
+ * takes half an entry for a whole one: the parent is withdrawn first and put back last.
+ * Not the overflow node: it is counted on every entry. */
+HOT_INLINE void call_remember(struct cct_arena *a, uint32_t cur, uint64_t fn, uint64_t site,
+                              uint32_t node)
+{
+    if (node == CCT_NODE_OVERFLOW) return;
+    struct cct_call *c = call_entry(a, cur, site);
+    __atomic_store_n(&c->parent, CCT_NO_NODE, __ATOMIC_RELAXED);
+    SIGNAL_FENCE();
+    c->site = site;
+    c->fn = fn;
+    c->node = node;
+    SIGNAL_FENCE();
+    __atomic_store_n(&c->parent, cur, __ATOMIC_RELAXED);
 }
 
 HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
@@ -259,7 +342,7 @@ HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
     __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], CCT_SIGNAL(a->index, node), __ATOMIC_RELAXED);
+    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], a->signal | node, __ATOMIC_RELAXED);
 }
 
 /* Slots 8 and 9 from the top of a shadow stack of depth d. */
@@ -268,14 +351,32 @@ HOT_INLINE void publish_top(const struct cct_arena *a, uint32_t d)
     if (d == 0)
         publish(a, 0, CCT_NODE_ROOT);
     else
-        publish(a, a->frames[d - 1].fn, a->frames[d - 1].node);
+        publish(a, FRAMES(a)[d - 1].fn, FRAMES(a)[d - 1].node);
 }
 
-HOT_INLINE uint32_t child_bucket(const struct cct_arena *a, uint32_t parent, uint64_t fn,
-                                 uint64_t site)
+/* The child index's table of 2^bits buckets, each the head of a chain of nodes (0, the
+ * root, ends a chain). The tables of every size from 2^index_min_bits up lie one after
+ * the other, so the one of 2^bits buckets starts 2^bits - 2^index_min_bits buckets in. */
+HOT_INLINE uint32_t *index_table(const struct cct_arena *a, uint32_t bits)
+{
+    return a->buckets + ((1u << bits) - (1u << a->index_min_bits));
+}
+
+HOT_INLINE uint32_t child_bucket(uint32_t bits, uint32_t parent, uint64_t fn, uint64_t site)
 {
     uint64_t k = fn ^ (site << 21 | site >> 43) ^ ((uint64_t)parent << 32 | parent);
-    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> a->bucket_shift);
+    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+/* The node (parent, fn, site) in the chain from `head`, or 0. */
+HOT_INLINE uint32_t chain_find(const struct cct_node *nodes, uint32_t head, uint32_t parent,
+                               uint64_t fn, uint64_t site)
+{
+    uint32_t id = head;
+    while (id != 0 &&
+           !(nodes[id].parent == parent && nodes[id].fn == fn && nodes[id].call_site == site))
+        id = nodes[id].chain;
+    return id;
 }
 
 static NO_HOOK void block_signals(sigset_t *old)
@@ -309,10 +410,12 @@ static NO_HOOK size_t page_round(size_t n)
  * mapping fails. */
 static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint32_t slots)
 {
-    uint32_t buckets = pow2_at_least(nodes);
-    size_t head = page_round(sizeof(struct cct_arena));
+    uint32_t max_bits = (uint32_t)__builtin_ctz(pow2_at_least(nodes));
+    uint32_t min_bits = max_bits < CCT_INDEX_MIN_BITS ? max_bits : CCT_INDEX_MIN_BITS;
+    size_t head = CCT_HEAD_BYTES;
     size_t fbytes = page_round((size_t)frames * sizeof(struct cct_frame));
-    size_t bbytes = page_round((size_t)buckets * sizeof(uint32_t));
+    size_t bbytes =
+        page_round((((size_t)2 << max_bits) - ((size_t)1 << min_bits)) * sizeof(uint32_t));
     size_t nbytes = page_round((size_t)nodes * sizeof(struct cct_node));
     size_t total = head + fbytes + bbytes + nbytes;
     char *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -322,10 +425,11 @@ static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint
     a->map_bytes = total;
     a->capacity = nodes;
     a->frame_cap = frames;
-    a->frames = (struct cct_frame *)(p + head);
+    fast_update(a);
     a->buckets = (uint32_t *)(p + head + fbytes);
     a->nodes = (struct cct_node *)(p + head + fbytes + bbytes);
-    a->bucket_shift = 64 - (uint32_t)__builtin_ctz(buckets);
+    a->index_bits = a->index_min_bits = min_bits;
+    a->index_max_bits = max_bits;
     a->slot_mask = slots - 1;
     /* The mapping is zeroed: the root is {0}; the overflow node hangs under it. */
     a->nodes[CCT_NODE_OVERFLOW].depth = 1;
@@ -367,6 +471,7 @@ COLD struct cct_arena *thread_start(void)
         goto out;
     }
     a->index = index;
+    a->signal = CCT_SIGNAL(index, 0);
     a->tid = (int32_t)syscall(SYS_gettid);
     __atomic_store_n(&cct_arenas[index], a, __ATOMIC_RELEASE);
     cct_self = a;
@@ -375,21 +480,40 @@ out:
     return a;
 }
 
-/* Appends the node (parent, fn, site) and indexes it in bucket b; the overflow node when
- * the arena is full. With signals blocked: a handler interrupting a creation would pick
- * the same slot. */
-COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uint64_t site,
-                          uint32_t b)
+/* Moves the child index to the table twice the size once it holds more nodes than
+ * buckets. Every chain link, old and new, points to a smaller id, so a lookup this
+ * interrupted (in the owner's code, under a handler) still ends; it may miss, and a
+ * creation checks again. */
+static NO_HOOK void index_grow(struct cct_arena *a)
+{
+    uint32_t bits = a->index_bits;
+    if (a->count <= (1u << bits) || bits >= a->index_max_bits) return;
+    bits++;
+    uint32_t *table = index_table(a, bits);
+    struct cct_node *nodes = a->nodes;
+    for (uint32_t id = CCT_NODE_FIRST; id < a->count; id++) {
+        uint32_t b = child_bucket(bits, nodes[id].parent, nodes[id].fn, nodes[id].call_site);
+        nodes[id].chain = table[b];
+        table[b] = id;
+    }
+    __atomic_store_n(&a->index_bits, bits, __ATOMIC_RELAXED);
+}
+
+/* Appends the node (parent, fn, site) and indexes it; the overflow node when the arena is
+ * full. With signals blocked: a handler interrupting a creation would pick the same slot,
+ * or grow the index. */
+COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uint64_t site)
 {
     struct cct_node *nodes = a->nodes;
     uint32_t id = CCT_NODE_OVERFLOW;
     sigset_t old;
     if (a->count < a->capacity) {
         block_signals(&old);
-        /* A handler that ran between the lookup and here may have made it already. */
-        for (id = a->buckets[b]; id != 0; id = nodes[id].chain)
-            if (nodes[id].parent == parent && nodes[id].fn == fn && nodes[id].call_site == site)
-                break;
+        /* A handler that ran between the lookup and here may have made it already, or
+         * moved the index. */
+        uint32_t *table = index_table(a, a->index_bits);
+        uint32_t b = child_bucket(a->index_bits, parent, fn, site);
+        id = chain_find(nodes, table[b], parent, fn, site);
         if (id == 0) {
             id = a->count;
             if (id < a->capacity) {
@@ -398,9 +522,10 @@ COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uin
                 n->call_site = site;
                 n->parent = parent;
                 n->depth = nodes[parent].depth + 1;
-                n->chain = a->buckets[b];
+                n->chain = table[b];
                 __atomic_store_n(&a->count, id + 1, __ATOMIC_RELEASE);
-                a->buckets[b] = id;
+                table[b] = id;
+                index_grow(a);
             } else {
                 id = CCT_NODE_OVERFLOW;
             }
@@ -420,12 +545,13 @@ HOT_INLINE uint32_t node_resolve(struct cct_arena *a, uint32_t cur, uint64_t fn,
         __atomic_fetch_add(&a->overflow, 1, __ATOMIC_RELAXED);
         return CCT_NODE_OVERFLOW;
     }
-    uint32_t b = child_bucket(a, cur, fn, site);
-    for (uint32_t id = a->buckets[b]; id != 0; id = nodes[id].chain)
-        if (nodes[id].parent == cur && nodes[id].fn == fn && nodes[id].call_site == site) return id;
-    for (uint32_t id = nodes[cur].parent; id != CCT_NODE_ROOT; id = nodes[id].parent)
+    uint32_t bits = __atomic_load_n(&a->index_bits, __ATOMIC_RELAXED);
+    uint32_t id =
+        chain_find(nodes, index_table(a, bits)[child_bucket(bits, cur, fn, site)], cur, fn, site);
+    if (id != 0) return id;
+    for (id = nodes[cur].parent; id != CCT_NODE_ROOT; id = nodes[id].parent)
         if (nodes[id].fn == fn) return id;
-    return node_create(a, cur, fn, site, b);
+    return node_create(a, cur, fn, site);
 }
 
 /* ---- stack switches and left frames (the rare paths) ---- */
@@ -447,7 +573,7 @@ HOT_INLINE uint32_t alt_check(struct cct_arena *a, uintptr_t pos, uint32_t d)
 COLD uint32_t entry_unwind(struct cct_arena *a, uint32_t d, uintptr_t m, uint32_t off, uint64_t fn,
                            uint64_t site)
 {
-    const struct cct_frame *f = a->frames;
+    const struct cct_frame *f = FRAMES(a);
     stack_t ss;
     if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
         uintptr_t lo = (uintptr_t)ss.ss_sp, hi = lo + ss.ss_size;
@@ -471,43 +597,138 @@ COLD uint32_t entry_unwind(struct cct_arena *a, uint32_t d, uintptr_t m, uint32_
 
 /* ---- the hooks ---- */
 
+/* Pushes the frame of a call at depth d, where word is the depth word as this hook read
+ * it, or as it set it, and publishes it. Written, then counted, then written again: a
+ * handler that ran before the count may have pushed its own frame into this slot; one
+ * that runs after sees this one. The count of pushes in the word's high half moves on
+ * (call_cached()). */
+HOT_INLINE void push(struct cct_arena *a, uint64_t word, uint32_t d, const struct cct_frame *frame)
+{
+    struct cct_frame *f = &FRAMES(a)[d];
+    *f = *frame;
+    SIGNAL_FENCE();
+    __atomic_store_n(&a->depth, word + DEPTH_PUSH + 1, __ATOMIC_RELAXED); /* DEPTH(word) == d */
+    SIGNAL_FENCE();
+    *f = *frame;
+    SIGNAL_FENCE();
+    publish(a, frame->fn, frame->node);
+}
+
+/* Entry in every case the hook's fast path leaves to it: the first hook of the thread, a
+ * marker the slot cache does not give, the first frame, frames left behind, another
+ * stack, a full shadow stack. */
+COLD void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t site, uintptr_t cfa, uintptr_t ra)
+{
+    if (a == NULL && (a = thread_start()) == NULL) return;
+    uintptr_t m = frame_marker(a, cfa, ra, site);
+    uint32_t off = (uint32_t)(m - cfa);
+    uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    uint32_t d = DEPTH(word);
+    if (a->alt_switch != 0) d = alt_check(a, m, d);
+    if (d > 0) {
+        const struct cct_frame *top = &FRAMES(a)[d - 1];
+        if (frame_is_left(top, m, off, fn, site) || top->marker - m > CCT_STACK_GAP)
+            d = entry_unwind(a, d, m, off, fn, site);
+    }
+    if (d != DEPTH(word)) {
+        word = set_depth(a, word, d);
+        a->lost = 0; /* the unrecorded frames were deeper than the ones left */
+    }
+    if (d >= a->frame_cap) {
+        /* Deeper than the shadow stack: the context stays the deepest recorded one. */
+        a->lost++;
+        fast_update(a);
+        publish(a, fn, FRAMES(a)[d - 1].node);
+        return;
+    }
+    fast_update(a);
+    uint32_t cur = d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT;
+    uint32_t node = node_resolve(a, cur, fn, site);
+    call_remember(a, cur, fn, site, node);
+    struct cct_frame frame = {
+        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
+    push(a, word, d, &frame);
+}
+
+/* Entry on the fast path but for the context, which neither direct recursion nor the
+ * call cache gave: the tree's answer, remembered. */
+COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_t site, uintptr_t m,
+                        uint32_t off)
+{
+    uint32_t d = DEPTH(word), cur = FRAMES(a)[d - 1].node;
+    uint32_t node = node_resolve(a, cur, fn, site);
+    call_remember(a, cur, fn, site, node);
+    struct cct_frame frame = {
+        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
+    push(a, word, d, &frame);
+}
+
+/* The fast path calls nothing but, last, one of the two functions above, so it needs no
+ * frame of its own. */
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     struct cct_arena *a = cct_self;
-    if (__builtin_expect(a == NULL, 0) && (a = thread_start()) == NULL) return;
     uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
-    uintptr_t cfa = HOOK_CFA();
-    uintptr_t m = frame_marker(a, cfa, (uintptr_t)__builtin_return_address(0), site);
+    uintptr_t cfa = HOOK_CFA(), ra = (uintptr_t)__builtin_return_address(0);
+    if (__builtin_expect(a == NULL, 0)) goto slow;
+    /* The marker, when the slot cache has it (frame_marker()). */
+    uint64_t v = __atomic_load_n(&a->slot_cache[(ra ^ ra >> 10) & a->slot_mask], __ATOMIC_RELAXED);
+    if (v >> 16 != ra) goto slow;
+    uintptr_t m = cfa;
+    if ((v & 0xffff) != CCT_SLOT_NONE) {
+        m += (v & 0xffff) * sizeof(uintptr_t);
+        if (*(const uintptr_t *)m != site) goto slow;
+    }
     uint32_t off = (uint32_t)(m - cfa);
-    uint32_t d0 = __atomic_load_n(&a->depth, __ATOMIC_RELAXED), d = d0;
-    if (__builtin_expect(a->alt_switch != 0, 0)) d = alt_check(a, m, d);
-    if (d > 0) {
-        const struct cct_frame *top = &a->frames[d - 1];
-        if (__builtin_expect(
-                frame_is_left(top, m, off, fn, site) || top->marker - m > CCT_STACK_GAP, 0))
-            d = entry_unwind(a, d, m, off, fn, site);
-    }
-    if (d != d0) {
-        set_depth(a, d);
-        a->lost = 0; /* the unrecorded frames were deeper than the ones left */
-    }
-    if (__builtin_expect(d >= a->frame_cap, 0)) {
-        /* Deeper than the shadow stack: the context stays the deepest recorded one. */
-        a->lost++;
-        publish(a, fn, a->frames[d - 1].node);
+    /* A frame on top (1 <= d < frame_cap), nothing unusual going on, and the top frame's
+     * return slot above the new one within the same stack, or the same one, holding a
+     * caller this function was inlined into (frame_is_left()). */
+    uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    uint32_t d = DEPTH(word);
+    if (__builtin_expect(d - 1 >= a->fast_limit, 0)) goto slow;
+    const struct cct_frame *top = &FRAMES(a)[d - 1];
+    if (!(top->marker - m - 1 < CCT_STACK_GAP ||
+          (top->marker == m && !frame_is_left(top, m, off, fn, site))))
+        goto slow;
+    uint32_t cur = top->node, node;
+    if (top->fn == fn && cur != CCT_NODE_OVERFLOW) {
+        node = cur; /* direct recursion */
+    } else if ((node = call_cached(a, word, cur, fn, site)) == CCT_NO_NODE) {
+        enter_resolve(a, word, fn, site, m, off);
         return;
     }
-    uint32_t cur = d > 0 ? a->frames[d - 1].node : CCT_NODE_ROOT;
-    uint32_t node = node_resolve(a, cur, fn, site);
     struct cct_frame frame = {
         .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
-    /* Written, then counted, then written again: a handler that ran before the count may
-     * have pushed its own frame into this slot; one that runs after sees this one. */
-    a->frames[d] = frame;
-    set_depth(a, d + 1);
-    a->frames[d] = frame;
-    SIGNAL_FENCE();
-    publish(a, fn, node);
+    push(a, word, d, &frame);
+    return;
+slow:
+    enter_slow(a, fn, site, cfa, ra);
+}
+
+/* Exit in every case the hook's fast path leaves to it. */
+COLD void exit_slow(struct cct_arena *a, uint64_t word, uint64_t fn, uintptr_t cfa)
+{
+    uint32_t d = DEPTH(word);
+    if (a->alt_switch != 0) d = alt_check(a, cfa, d);
+    const struct cct_frame *f = FRAMES(a);
+    if (a->lost != 0 && d == a->frame_cap && f[d - 1].marker >= cfa) {
+        /* A call that was never pushed returns, to the deepest recorded frame or to
+         * another unrecorded one, whose function is not known: name the recorded one. */
+        a->lost--;
+        fast_update(a);
+        publish_top(a, d);
+        return;
+    }
+    /* Frames whose return slot lies below this function's stack pointer were left. */
+    uint32_t floor = a->alt_switch ? a->alt_switch - 1 : 0;
+    while (d > floor && f[d - 1].marker < cfa)
+        d--;
+    if (d > 0 && f[d - 1].fn == fn) d--;
+    set_depth(a, word, d);
+    if (a->alt_switch > d) a->alt_switch = 0;
+    if (a->lost != 0 && d < a->frame_cap) a->lost = 0;
+    fast_update(a);
+    publish_top(a, d);
 }
 
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
@@ -517,25 +738,20 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
     if (a == NULL) return;
     uint64_t fn = (uintptr_t)this_fn;
     uintptr_t cfa = HOOK_CFA();
-    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
-    if (__builtin_expect(a->alt_switch != 0, 0)) d = alt_check(a, cfa, d);
-    const struct cct_frame *f = a->frames;
-    if (__builtin_expect(a->lost != 0, 0) && d == a->frame_cap && f[d - 1].marker >= cfa) {
-        /* A call that was never pushed returns, to the deepest recorded frame or to
-         * another unrecorded one, whose function is not known: name the recorded one. */
-        a->lost--;
-        publish_top(a, d);
+    uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
+    uint32_t d = DEPTH(word);
+    /* The fast path: the top frame is this function's, and the only one exit_slow() would
+     * pop: its marker is at or above this hook's frame, or (a lower bound of a slot that
+     * was not found) below it, then with the frame under it, of another function, above. */
+    const struct cct_frame *top;
+    if (__builtin_expect(d - 1 < a->fast_limit, 1) && (top = &FRAMES(a)[d - 1])->fn == fn &&
+        (top->marker >= cfa || (d >= 2 && top[-1].marker >= cfa && top[-1].fn != fn))) {
+        __atomic_store_n(&a->depth, word - 1, __ATOMIC_RELAXED);
+        SIGNAL_FENCE();
+        publish_top(a, d - 1);
         return;
     }
-    /* Frames whose return slot lies below this function's stack pointer were left. */
-    uint32_t floor = a->alt_switch ? a->alt_switch - 1 : 0;
-    while (d > floor && f[d - 1].marker < cfa)
-        d--;
-    if (d > 0 && f[d - 1].fn == fn) d--;
-    set_depth(a, d);
-    if (a->alt_switch > d) a->alt_switch = 0;
-    if (__builtin_expect(a->lost != 0, 0) && d < a->frame_cap) a->lost = 0;
-    publish_top(a, d);
+    exit_slow(a, word, fn, cfa);
 }
 
 /* ---- the calling thread ---- */
@@ -548,23 +764,23 @@ int cct_active(void)
 void cct_republish(void)
 {
     const struct cct_arena *a = cct_self;
-    if (a != NULL) publish_top(a, __atomic_load_n(&a->depth, __ATOMIC_RELAXED));
+    if (a != NULL) publish_top(a, DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED)));
 }
 
 uint64_t cct_current(void)
 {
     const struct cct_arena *a = cct_self;
     if (a == NULL) return 0;
-    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
-    return CCT_SIGNAL(a->index, d > 0 ? a->frames[d - 1].node : CCT_NODE_ROOT);
+    uint32_t d = DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED));
+    return CCT_SIGNAL(a->index, d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT);
 }
 
 uint64_t cct_current_method(void)
 {
     const struct cct_arena *a = cct_self;
     if (a == NULL) return 0;
-    uint32_t d = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
-    return d > 0 ? a->frames[d - 1].fn : 0;
+    uint32_t d = DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED));
+    return d > 0 ? FRAMES(a)[d - 1].fn : 0;
 }
 
 /* ---- readers ---- */
@@ -610,7 +826,7 @@ uint32_t cct_arena_node_count(const struct cct_arena *a)
 
 size_t cct_arena_bytes_per_node(const struct cct_arena *a)
 {
-    size_t buckets = (size_t)1 << (64 - a->bucket_shift);
+    size_t buckets = ((size_t)2 << a->index_max_bits) - ((size_t)1 << a->index_min_bits);
     return sizeof(struct cct_node) + (buckets * sizeof(uint32_t) + a->capacity - 1) / a->capacity;
 }
 

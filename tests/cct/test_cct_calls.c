@@ -1,7 +1,8 @@
 /*
  * test_cct_calls.c -- call sites, indirect calls, inlined instrumented functions, the
  * method and context slots at every point of a function, the slots before and after a
- * signal block is attached, and the size of a node.
+ * signal block is attached, more contexts than the child index and the call cache start
+ * with, and the size of a node.
  */
 #include "cct_check.h"
 
@@ -211,6 +212,57 @@ static void slots_after_attach(void **state)
     check_here(slots_after_attach);
 }
 
+/* More contexts than the child index starts with buckets (1024), and than the call cache
+ * has entries: a binary tree of calls, each level calling the next from two sites,
+ * 4095 contexts in all. The index grows while they are made; run again, every one is
+ * found, through the cache or the index, and nothing new is made. */
+static volatile int level_sink;
+static NOINLINE void level11(void)
+{
+    check_here(level11);
+    level_sink++;
+}
+#define LEVEL(k, next)                                                                             \
+    static NOINLINE void level##k(void)                                                            \
+    {                                                                                              \
+        next();                                                                                    \
+        level_sink++;                                                                              \
+        next();                                                                                    \
+        level_sink++;                                                                              \
+    }
+LEVEL(10, level11)
+LEVEL(9, level10)
+LEVEL(8, level9)
+LEVEL(7, level8)
+LEVEL(6, level7)
+LEVEL(5, level6)
+LEVEL(4, level5)
+LEVEL(3, level4)
+LEVEL(2, level3)
+LEVEL(1, level2)
+LEVEL(0, level1)
+
+static void many_contexts(void **state)
+{
+    (void)state;
+    const struct cct_arena *a = check_arena();
+    uint32_t me = check_here(many_contexts);
+    uint32_t before = cct_arena_node_count(a), made[3];
+    for (int run = 0; run < 3; run++) { /* one call site */
+        level0();
+        made[run] = cct_arena_node_count(a) - before;
+    }
+    check_here(many_contexts);
+    assert_int_equal(made[0], 4095);
+    assert_int_equal(made[2], 4095);
+    uint32_t top, depth;
+    assert_int_equal(check_children(a, me, FN(level0), &top), 1);
+    assert_int_equal(check_subtree(a, top, &depth), 4095);
+    assert_int_equal(depth, check_node_at(top)->depth + 11);
+    assert_int_equal(level_sink, 3 * (2 * 2047 + 2048));
+    check_tree(a);
+}
+
 static void node_size(void **state)
 {
     (void)state;
@@ -231,6 +283,7 @@ int main(void)
         cmocka_unit_test(indirect_calls),
         cmocka_unit_test(inlined_functions_nest),
         cmocka_unit_test(method_slot_always_names_the_running_function),
+        cmocka_unit_test(many_contexts),
         cmocka_unit_test(node_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
