@@ -19,9 +19,11 @@
 #                     when it runs under shimrun (which preloads libshim). Also builds
 #                     instrumented/count_calls.so, hooks that only count function entries
 #                     (LD_PRELOAD it; it prints the count at exit).
-#   clang-plain       -O2, compiled by clang 14: the baseline of the two below, the same
-#                     compiler without the pass; checked like plain, and against plain's
-#                     driver where that is built
+#   clang-plain       -O2, compiled by clang 14: the baseline of the three below, the
+#                     same compiler without hooks or the pass; checked like plain, and
+#                     against plain's driver where that is built
+#   clang-instrumented  clang -O2 -finstrument-functions-after-inlining: hooks like
+#                     instrumented's, but only in the functions left after inlining
 #   pass-method-loop  clang -O2 -fpass-plugin=PLUGIN, with SHIM_PASS=method,loop exported
 #                     for the compiler: the method (slot 8) and loop (slot 10) signals
 #   pass-path         the same with SHIM_PASS=method,loop,path: the Ball-Larus path ring too
@@ -63,6 +65,7 @@ case $variant in
 plain) cc=${CC:-cc} flags="-O2" ;;
 instrumented) cc=${CC:-cc} flags="-O2 -finstrument-functions" ;;
 clang-plain) cc=${CC:-$clang14} flags="-O2" ;;
+clang-instrumented) cc=${CC:-$clang14} flags="-O2 -finstrument-functions-after-inlining" ;;
 pass-method-loop | pass-path)
     plugin=${SHIM_PASS_PLUGIN:-$build/signals/pass/shim-pass.so}
     if [ ! -f "$plugin" ]; then
@@ -74,11 +77,11 @@ pass-method-loop | pass-path)
     export SHIM_PASS
     cc=${CC:-$clang14} flags="-O2 -fpass-plugin=$plugin" ;;
 *)
-    echo "usage: bench/realprog/build.sh plain|instrumented|clang-plain|pass-method-loop|pass-path [BUILD_DIR]" >&2
+    echo "usage: bench/realprog/build.sh plain|instrumented|clang-plain|clang-instrumented|pass-method-loop|pass-path [BUILD_DIR]" >&2
     exit 2 ;;
 esac
 case $variant in
-clang-plain | pass-*)
+clang-* | pass-*)
     "$cc" --version 2>/dev/null | grep -q 'clang version 14\.' || {
         echo "build.sh: $variant: needs clang 14 (the compiler pass's LLVM); $cc is not" >&2
         exit 1
@@ -199,7 +202,8 @@ src=$scratch/src
 gen=$scratch/include
 if [ "$(cat "$scratch/.source" 2>/dev/null)" != "$version" ]; then
     rm -rf "$scratch/src" "$scratch/include" "$scratch/plain" "$scratch/instrumented" \
-        "$scratch/clang-plain" "$scratch/pass-method-loop" "$scratch/pass-path" \
+        "$scratch/clang-plain" "$scratch/clang-instrumented" "$scratch/pass-method-loop" \
+        "$scratch/pass-path" \
         "$scratch/.source"
     cp -R "$upstream" "$src"
     mkdir -p "$gen"

@@ -6,24 +6,25 @@
 The program is libxcrypt (Debian's libxcrypt-source, built by bench/realprog/build.sh
 into BUILD/realprog/, never kept in this repository) driven by bench/realprog/driver.c:
 a fixed number of iterations, each hashing one pass phrase with six methods. In one run,
-interleaved, it times three configurations doing the same work:
+interleaved, it times three configurations doing the same work for each compiler:
 
-  plain          built with -O2
+  plain          built by gcc with -O2
   instrumented   built with -O2 -finstrument-functions, run alone: every function
-                 entry and exit calls a hook, and the hooks resolve to glibc's empty
-                 ones, so this is what the hooks alone cost
+                 entry and exit, inlined functions included, calls a hook, and the hooks
+                 resolve to glibc's empty ones, so this is what the hooks alone cost
   shimrun        the instrumented build under shimrun: libshim preloaded, observing the
                  main thread from its start; the hooks resolve to libshim's where it
                  defines them (its calling-context runtime), else still to glibc's
 
-and, once, the instrumented build with hooks that only count (count_calls.so, preloaded)
-for the number of calls the hooks see: every function entry of libxcrypt and the
-driver, with gcc's -finstrument-functions inlined functions included (clang's
--finstrument-functions-after-inlining reports about a sixth as many here). It reports
-median times and their ratios to plain, and where the time goes in nanoseconds per
-hooked call: the hooks (instrumented against plain) and shim's runtime and observer
-(shimrun against instrumented). Which library's hooks each configuration ran is read
-from the dynamic linker (LD_DEBUG=bindings), not assumed.
+and clang-plain, clang-instrumented and clang-shimrun, the same built by clang 14 with
+-O2 and -finstrument-functions-after-inlining (hooks only in the functions left after
+inlining; skipped, with one line saying why, without clang 14). Once per compiler, the
+instrumented build runs with hooks that only count (count_calls.so, preloaded) for the
+number of calls the hooks see. It reports median times, their ratios to the same
+compiler's plain build against the target (<= 1.3x under shimrun), and where the time
+goes in nanoseconds per hooked call: the hooks (instrumented against plain) and shim's
+runtime and observer (shimrun against instrumented). Which library's hooks each
+configuration ran is read from the dynamic linker (LD_DEBUG=bindings), not assumed.
 Each run's result checksum must equal the others' (and build.sh checks the plain build
 against Debian's libcrypt), so all of them did the same work.
 
@@ -74,10 +75,23 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FULL = {"iterations": 80, "runs": 11}
 QUICK = {"iterations": 4, "runs": 3}
 
-CONFIGS = ("plain", "instrumented", "shimrun")
-LABELS = {"plain": "plain (`-O2`)",
-          "instrumented": "`-finstrument-functions`, run alone",
-          "shimrun": "`-finstrument-functions` under `shimrun`"}
+# Each compiler's three configurations; the first is the others' baseline.
+COMPILERS = {"gcc": ("plain", "instrumented", "shimrun"),
+             "clang": ("clang-plain", "clang-instrumented", "clang-shimrun")}
+CONFIGS = COMPILERS["gcc"] + COMPILERS["clang"]
+BASE = {c: configs[0] for configs in COMPILERS.values() for c in configs}
+VARIANT = {"plain": "plain", "instrumented": "instrumented", "shimrun": "instrumented",
+           "clang-plain": "clang-plain", "clang-instrumented": "clang-instrumented",
+           "clang-shimrun": "clang-instrumented"}
+LABELS = {"plain": "gcc `-O2` (plain)",
+          "instrumented": "gcc `-finstrument-functions`, run alone",
+          "shimrun": "gcc `-finstrument-functions` under `shimrun`",
+          "clang-plain": "clang 14 `-O2`",
+          "clang-instrumented": "clang `-finstrument-functions-after-inlining`, run alone",
+          "clang-shimrun": "clang `-finstrument-functions-after-inlining` under `shimrun`"}
+# The calling-context issue's target for a program under shim's runtime and observer.
+TARGET = (1.3, "≤ 1.3× under shim's calling-context runtime and observer (Ammons et al.: "
+               "1.6× on SPEC95 for contexts and hardware counters)")
 
 
 def shown(path):
@@ -202,42 +216,78 @@ def prepare(build_dir, quick, variants):
     return QUICK if quick else FULL, shimrun, {v: build_variant(build_dir, v) for v in variants}
 
 
+def commands(shimrun, n, drivers, observed):
+    """Each configuration's command line ({config: argv}) and the profiles the observed
+    ones write ({config: path}): a driver run for n iterations, alone or, where
+    observed(config), under shimrun."""
+    profs, argv = {}, {}
+    for c, driver in drivers.items():
+        if observed(c):
+            profs[c] = os.path.join(tempfile.gettempdir(),
+                                    f"shim-bench-realprog-{c}-{os.getpid()}.json")
+            argv[c] = [shimrun, "-q", "-o", profs[c], "--", driver, n]
+        else:
+            argv[c] = [driver, n]
+    return profs, argv
+
+
+def count_calls(counter, argv):
+    """Function entries the hooks see in a run of argv, with the counting hooks preloaded:
+    (count, checksum)."""
+    _, _, checksum, err = run_driver(argv, {"LD_PRELOAD": counter})
+    m = re.search(r"count_calls: (\d+) function entries", err)
+    if not m:
+        raise Skip("count_calls.so printed no count")
+    return int(m.group(1)), checksum
+
+
 @skippable
 def measure(build_dir, results_dir, quick):
-    """The realprog step: a dict of results, or {"skipped": why}."""
+    """The realprog step: a dict of results, or {"skipped": why}. gcc's configurations
+    always; clang's too where clang 14 builds them (else "clang_skipped" says why)."""
     size, shimrun, built = prepare(build_dir, quick, ("plain", "instrumented"))
-    plain, instrumented = built["plain"][0], built["instrumented"][0]
-    counter = os.path.join(os.path.dirname(instrumented), "count_calls.so")
+    clang_skipped = None
+    try:
+        built.update({v: build_variant(build_dir, v)
+                      for v in ("clang-plain", "clang-instrumented")})
+    except Skip as e:
+        clang_skipped = str(e)
+    configs = CONFIGS if clang_skipped is None else COMPILERS["gcc"]
+    counter = os.path.join(os.path.dirname(built["instrumented"][0]), "count_calls.so")
     n = str(size["iterations"])
-    prof = os.path.join(tempfile.gettempdir(), f"shim-bench-realprog-{os.getpid()}.json")
-    argv = {"plain": [plain, n], "instrumented": [instrumented, n],
-            "shimrun": [shimrun, "-q", "-o", prof, "--", instrumented, n]}
-    hooks = {c: hooks_bound(argv[c]) for c in ("instrumented", "shimrun")}
+    profs, argv = commands(shimrun, n, {c: built[VARIANT[c]][0] for c in configs},
+                           lambda c: c.endswith("shimrun"))
+    instrumented = [c for c in configs if c != BASE[c]]
+    hooks = {c: hooks_bound(argv[c]) for c in instrumented}
     counted_by = hooks_bound(argv["instrumented"], {"LD_PRELOAD": counter})
     if os.path.basename(counted_by) != "count_calls.so":
         raise Skip(f"the counting hooks were not the ones called ({counted_by} was)")
 
-    rows, loop, wall, sums = interleaved(argv, CONFIGS, size["runs"], n, {"calls": ""})
-    observed = profile_summary(prof)
-    os.unlink(prof)
-    _, _, checksum, err = run_driver(argv["instrumented"], {"LD_PRELOAD": counter})
-    sums.add(checksum)
-    m = re.search(r"count_calls: (\d+) function entries", err)
-    if not m:
-        raise Skip("count_calls.so printed no count")
-    calls = int(m.group(1))
-    rows.append({"run": "", "config": "counting hooks", "iterations": n, "loop_seconds": "",
-                 "wall_seconds": "", "checksum": checksum, "calls": calls})
+    rows, loop, wall, sums = interleaved(argv, configs, size["runs"], n, {"calls": ""})
+    observed = {c: profile_summary(p) for c, p in profs.items()}
+    for p in profs.values():
+        os.unlink(p)
+    calls = {}
+    for compiler, (base, alone, _) in COMPILERS.items():
+        if alone in argv:
+            calls[base], checksum = count_calls(counter, argv[alone])
+            sums.add(checksum)
+            rows.append({"run": "", "config": f"{alone}, counting hooks", "iterations": n,
+                         "loop_seconds": "", "wall_seconds": "", "checksum": checksum,
+                         "calls": calls[base]})
     if len(sums) != 1:
         raise Skip(f"the runs did not all compute the same hashes (checksums {sorted(sums)})")
     write_rows(os.path.join(results_dir, "realprog.csv"), rows)
 
-    med, medw, pairs = against(loop, wall, "plain")
-    return {"iterations": size["iterations"], "runs": size["runs"], "calls": calls,
-            "median": med, "median_wall": medw, "pairs": pairs,
-            "calls_per_second": calls / med["plain"],
-            "hook_ns": (med["instrumented"] - med["plain"]) / calls * 1e9,
-            "shim_ns": (med["shimrun"] - med["instrumented"]) / calls * 1e9,
+    med, medw, _ = against(loop, wall, "plain")
+    pairs = {c: against(loop, wall, BASE[c])[2][c] for c in configs}
+    per_call = {compiler: {"hook_ns": (med[alone] - med[base]) / calls[base] * 1e9,
+                           "shim_ns": (med[run] - med[alone]) / calls[base] * 1e9}
+                for compiler, (base, alone, run) in COMPILERS.items() if base in calls}
+    return {"iterations": size["iterations"], "runs": size["runs"], "configs": configs,
+            "calls": calls, "median": med, "median_wall": medw, "pairs": pairs,
+            "calls_per_second": {b: calls[b] / med[b] for b in calls},
+            "per_call": per_call, "clang_skipped": clang_skipped,
             "hooks": {c: hooks_name(p) for c, p in hooks.items()},
             "build_seconds": {v: built[v][1] for v in built},
             "observer": observed, "checksum": sums.pop(),
@@ -256,20 +306,39 @@ def timing(r, c, base, cells=False):
             f"{p[-1]:.3f}; wall {r['median_wall'][c]:.4f} s)")
 
 
+def verdict(r, c):
+    """A configuration under shimrun against the target; '-' for the others."""
+    if not c.endswith("shimrun"):
+        return "-"
+    ratio = r["median"][c] / r["median"][BASE[c]]
+    return f"≤ {TARGET[0]:.1f}: {'met' if ratio <= TARGET[0] else 'missed'}"
+
+
+def per_call_line(r, compiler):
+    """Where the time goes per hooked call, for one compiler's builds."""
+    base, _, run = COMPILERS[compiler]
+    k, o = r["per_call"][compiler], r["observer"][run]
+    return (f"{compiler}'s builds, per hooked call: the hooks {k['hook_ns']:+.2f} ns (run alone "
+            f"against {base}), shim's runtime and observer {k['shim_ns']:+.2f} ns (under "
+            f"shimrun against alone); the observer sampled at a median "
+            f"{o['median_period']:.0f} cycles, DTE kept {100 * o['kept_share']:.1f}%")
+
+
 def summary(r):
     """Lines for bench/run's console summary."""
     if "skipped" in r:
         return [f"realprog: skipped: {r['skipped']}"]
-    lines = [f"realprog: built plain in {r['build_seconds']['plain']:.1f} s, instrumented in "
-             f"{r['build_seconds']['instrumented']:.1f} s; {r['calls']} hooked calls, "
-             f"{r['calls_per_second'] / 1e6:.1f} million per second at plain speed"]
-    for c in CONFIGS:
+    built = ", ".join(f"{v} in {s:.1f} s" for v, s in r["build_seconds"].items())
+    lines = [f"realprog: built {built}; hooked calls: "
+             + ", ".join(f"{b} {r['calls'][b]} ({r['calls_per_second'][b] / 1e6:.1f} million "
+                         f"per second at {b} speed)" for b in r["calls"])]
+    if r["clang_skipped"]:
+        lines.append(f"realprog: clang's builds skipped: {r['clang_skipped']}")
+    for c in r["configs"]:
         hooks = f", {r['hooks'][c]}" if c in r["hooks"] else ""
-        lines.append(f"realprog {c:<13} {timing(r, c, 'plain')}{hooks}   [{r['command']}]")
-    lines.append(f"realprog: hooks {r['hook_ns']:+.2f} ns per hooked call, shim's runtime and "
-                 f"observer {r['shim_ns']:+.2f} ns per call; observer's median period "
-                 f"{r['observer']['median_period']:.0f} cycles, DTE kept "
-                 f"{100 * r['observer']['kept_share']:.1f}%")
+        lines.append(f"realprog {c:<18} {timing(r, c, BASE[c])}{hooks}, target "
+                     f"{verdict(r, c)}   [{r['command']}]")
+    lines += [f"realprog: {per_call_line(r, b)}" for b in r["per_call"]]
     return lines
 
 
@@ -278,19 +347,20 @@ def readme_lines(r):
     if "skipped" in r:
         return [f"A real program (libxcrypt) with and without shim: not measured: "
                 f"{r['skipped']}."]
-    lines = [f"A real program with and without shim ({r['command']}; "
-             f"{r['calls']:,} calls seen by the hooks, inlined functions included: "
-             f"{r['calls_per_second'] / 1e6:.1f} million per second at plain speed):", "",
-             "| configuration | hooks called | median seconds | vs plain | single pairs "
-             "| wall seconds |", "|---|---|---|---|---|---|"]
-    for c in CONFIGS:
+    lines = [f"A real program with and without shim ({r['command']}; calls seen by the "
+             f"hooks: " + ", ".join(f"{r['calls'][b]:,} in the {b} build "
+                                    f"({r['calls_per_second'][b] / 1e6:.1f} million per "
+                                    f"second at its speed)" for b in r["calls"])
+             + f"); target {TARGET[1]}:", "",
+             "| configuration | hooks called | median seconds | vs the same compiler's `-O2` "
+             "| single pairs | wall seconds | target |", "|---|---|---|---|---|---|---|"]
+    for c in r["configs"]:
         lines.append(f"| {LABELS[c]} | {r['hooks'].get(c, 'none: not instrumented')} | "
-                     f"{timing(r, c, 'plain', cells=True)} |")
-    lines += ["", f"Per call: the hooks {r['hook_ns']:+.2f} ns (instrumented against plain), "
-              f"shim's runtime and observer {r['shim_ns']:+.2f} ns (under shimrun against "
-              f"instrumented alone); shimrun's observer sampled at a median "
-              f"{r['observer']['median_period']:.0f} cycles, DTE kept "
-              f"{100 * r['observer']['kept_share']:.1f}%."]
+                     f"{timing(r, c, BASE[c], cells=True)} | {verdict(r, c)} |")
+    lines.append("")
+    if r["clang_skipped"]:
+        lines.append(f"clang's builds: not measured: {r['clang_skipped']}.")
+    lines += [f"- {per_call_line(r, b)}." for b in r["per_call"]]
     return lines
 
 # The compiler pass's measurement: each build, and each pass build run alone (its stores
@@ -341,15 +411,8 @@ def measure_pass(build_dir, results_dir, quick):
     size, shimrun, built = prepare(build_dir, quick,
                                    ("pass-method-loop", "pass-path", "clang-plain"))
     n = str(size["iterations"])
-    profs, argv = {}, {}
-    for c in PASS_CONFIGS:
-        driver = built[PASS_VARIANT[c]][0]
-        if c.endswith("-observed"):
-            profs[c] = os.path.join(tempfile.gettempdir(),
-                                    f"shim-bench-realprog-{c}-{os.getpid()}.json")
-            argv[c] = [shimrun, "-q", "-o", profs[c], "--", driver, n]
-        else:
-            argv[c] = [driver, n]
+    profs, argv = commands(shimrun, n, {c: built[PASS_VARIANT[c]][0] for c in PASS_CONFIGS},
+                           lambda c: c.endswith("-observed"))
 
     blank = {k: "" for k in PASS_PROFILE_COLUMNS}
     rows, loop, wall, sums = interleaved(argv, PASS_CONFIGS, size["runs"], n, blank)
