@@ -111,8 +111,11 @@
 #define HOT_INLINE                                                                                 \
     static inline __attribute__((always_inline, no_instrument_function, no_sanitize_address))
 #define COLD static __attribute__((noinline, cold, no_instrument_function))
-/* The marker search reads the instrumented function's frame, redzones included. */
+/* The marker search reads the instrumented function's frame, redzones included: in the
+ * hooks and in enter_slow(), where frame_marker() runs. */
 #define HOOK SHIM_API __attribute__((no_instrument_function, no_sanitize_address))
+#define COLD_READS_FRAMES                                                                          \
+    static __attribute__((noinline, cold, no_instrument_function, no_sanitize_address))
 
 #define CCT_DEFAULT_NODES  (1u << 21)
 #define CCT_DEFAULT_FRAMES (1u << 19)
@@ -617,7 +620,8 @@ HOT_INLINE void push(struct cct_arena *a, uint64_t word, uint32_t d, const struc
 /* Entry in every case the hook's fast path leaves to it: the first hook of the thread, a
  * marker the slot cache does not give, the first frame, frames left behind, another
  * stack, a full shadow stack. */
-COLD void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t site, uintptr_t cfa, uintptr_t ra)
+COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t site, uintptr_t cfa,
+                                  uintptr_t ra)
 {
     if (a == NULL && (a = thread_start()) == NULL) return;
     uintptr_t m = frame_marker(a, cfa, ra, site);
@@ -671,25 +675,36 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
     uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
     uintptr_t cfa = HOOK_CFA(), ra = (uintptr_t)__builtin_return_address(0);
     if (__builtin_expect(a == NULL, 0)) goto slow;
-    /* The marker, when the slot cache has it (frame_marker()). */
-    uint64_t v = __atomic_load_n(&a->slot_cache[(ra ^ ra >> 10) & a->slot_mask], __ATOMIC_RELAXED);
-    if (v >> 16 != ra) goto slow;
-    uintptr_t m = cfa;
-    if ((v & 0xffff) != CCT_SLOT_NONE) {
-        m += (v & 0xffff) * sizeof(uintptr_t);
-        if (*(const uintptr_t *)m != site) goto slow;
-    }
-    uint32_t off = (uint32_t)(m - cfa);
-    /* A frame on top (1 <= d < frame_cap), nothing unusual going on, and the top frame's
-     * return slot above the new one within the same stack, or the same one, holding a
-     * caller this function was inlined into (frame_is_left()). */
+    /* A frame on top (1 <= d < frame_cap) and nothing unusual going on. */
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uint32_t d = DEPTH(word);
     if (__builtin_expect(d - 1 >= a->fast_limit, 0)) goto slow;
     const struct cct_frame *top = &FRAMES(a)[d - 1];
-    if (!(top->marker - m - 1 < CCT_STACK_GAP ||
-          (top->marker == m && !frame_is_left(top, m, off, fn, site))))
-        goto slow;
+    uintptr_t m;
+    uint32_t off;
+    if (top->call_site == site && top->marker - top->sp_offset == cfa && top->fn != fn) {
+        /* Inlined into the function on top (gcc calls the hooks of inlined copies with
+         * their caller's return address, from their caller's frame): its return slot,
+         * which frame_marker() would find, and a frame that nests (frame_is_left()). */
+        m = top->marker;
+        off = top->sp_offset;
+    } else {
+        /* The marker, when the slot cache has it (frame_marker()), and the top frame's
+         * return slot above it within the same stack, or the same one, holding a caller
+         * this function was inlined into. */
+        uint64_t v =
+            __atomic_load_n(&a->slot_cache[(ra ^ ra >> 10) & a->slot_mask], __ATOMIC_RELAXED);
+        if (v >> 16 != ra) goto slow;
+        m = cfa;
+        if ((v & 0xffff) != CCT_SLOT_NONE) {
+            m += (v & 0xffff) * sizeof(uintptr_t);
+            if (*(const uintptr_t *)m != site) goto slow;
+        }
+        off = (uint32_t)(m - cfa);
+        if (!(top->marker - m - 1 < CCT_STACK_GAP ||
+              (top->marker == m && !frame_is_left(top, m, off, fn, site))))
+            goto slow;
+    }
     uint32_t cur = top->node, node;
     if (top->fn == fn && cur != CCT_NODE_OVERFLOW) {
         node = cur; /* direct recursion */
