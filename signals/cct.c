@@ -84,9 +84,10 @@
  * live and jumps out; its frames stay beneath the thread's later contexts.
  *
  * Cost. Each hook has a fast path that calls nothing, so it needs no stack frame of its
- * own: entry when the slot cache gives the marker, a frame is on top, above the new one
- * (or the frame of a caller this function was inlined into), nothing unusual is going on
- * (a->fast_limit) and the context is direct recursion or in the call cache; exit when
+ * own: entry when a frame is on top and nothing unusual is going on (a->fast_limit), the
+ * marker is the top frame's (a function inlined into it, by its call site and stack
+ * pointer) or the slot cache gives it, above the top's, and the context is direct
+ * recursion or in the call cache; exit when
  * the top frame is the exiting function's and the only one to pop. Everything else
  * (first calls, new contexts, left frames, signal stacks, a full shadow stack) goes
  * through enter_slow(), enter_resolve() and exit_slow(), which do what the file says
