@@ -71,7 +71,10 @@
  * like a call (its call site is the signal trampoline). The hooks are written to be
  * interrupted at any instruction by a handler that runs them too: the frame is written,
  * then the depth advanced, then the frame written again (a handler that ran in between
- * may have used the same slot), and every other step is a single store; node creation
+ * may have used the same slot); a call cache entry is withdrawn while it is written and
+ * left withdrawn if a handler pushed meanwhile (call_remember()), and a lookup in it is
+ * not trusted if one pushed while it read (call_cached()); every other step is a single
+ * store; node creation
  * and the first-hook set-up run with signals blocked (two system calls per new node),
  * so two creations never interleave and a handler that never returns cannot leave half
  * a node. A handler on an alternate signal stack (sigaltstack) has markers unrelated to
@@ -83,10 +86,10 @@
  * CCT_STACK_GAP above the thread's frames that starts while no instrumented function is
  * live and jumps out; its frames stay beneath the thread's later contexts.
  *
- * Cost. Each hook has a fast path that calls nothing, so it needs no stack frame of its
- * own: entry when a frame is on top and nothing unusual is going on (a->fast_limit), the
- * marker is the top frame's (a function inlined into it, by its call site and stack
- * pointer) or the slot cache gives it, above the top's, and the context is direct
+ * Cost. Each hook has a fast path that calls nothing (the general code is reached by a
+ * last call), so it saves few registers: entry when a frame is on top and nothing unusual is going
+ * on (a->fast_limit), the marker is the top frame's (a function inlined into it, by its call site
+ * and stack pointer) or the slot cache gives it, above the top's, and the context is direct
  * recursion or in the call cache; exit when
  * the top frame is the exiting function's and the only one to pop. Everything else
  * (first calls, new contexts, left frames, signal stacks, a full shadow stack) goes
@@ -246,9 +249,9 @@ marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t
                     __atomic_store_n(entry, (uint64_t)ra << 16 | i, __ATOMIC_RELAXED);
                 return (uintptr_t)&w[i];
             }
-        /* no word at all holds call_site: gcc reports a function inlined into another
-         * with the address of the inlined code as its call site, which no return slot
-         * holds; as fixed for this ra, so cached (the hook's frame then stands for it) */
+        /* no word within reach holds call_site (a frame larger than the search, or a
+         * call site no return slot holds): as fixed for this ra as a slot, so cached (the
+         * hook's frame then stands for it, a lower bound of the slot) */
         __atomic_store_n(entry, (uint64_t)ra << 16 | CCT_SLOT_NONE, __ATOMIC_RELAXED);
         return cfa;
     }
@@ -324,11 +327,15 @@ HOT_INLINE uint32_t call_cached(struct cct_arena *a, uint64_t word, uint32_t cur
     return node;
 }
 
-/* Puts a resolved call into the cache, so that a handler interrupting the writing never
- * takes half an entry for a whole one: the parent is withdrawn first and put back last.
- * Not the overflow node: it is counted on every entry. */
-HOT_INLINE void call_remember(struct cct_arena *a, uint32_t cur, uint64_t fn, uint64_t site,
-                              uint32_t node)
+/* Puts a resolved call into the cache, where word is the depth word as this hook read it.
+ * The parent is withdrawn first and put back last, so a handler interrupting the writing
+ * never takes half an entry for a whole one. A handler that wrote the same entry in the
+ * meantime pushed too, which moved the word on: then the entry may hold some of its
+ * fields and some of these (and the handler's parent put back), so it is withdrawn, also
+ * when the handler came between the check and the parent's return. Not the overflow node: it is
+ * counted on every entry. */
+HOT_INLINE void call_remember(struct cct_arena *a, uint64_t word, uint32_t cur, uint64_t fn,
+                              uint64_t site, uint32_t node)
 {
     if (node == CCT_NODE_OVERFLOW) return;
     struct cct_call *c = call_entry(a, cur, site);
@@ -338,7 +345,12 @@ HOT_INLINE void call_remember(struct cct_arena *a, uint32_t cur, uint64_t fn, ui
     c->fn = fn;
     c->node = node;
     SIGNAL_FENCE();
-    __atomic_store_n(&c->parent, cur, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&a->depth, __ATOMIC_RELAXED) == word) {
+        __atomic_store_n(&c->parent, cur, __ATOMIC_RELAXED);
+        SIGNAL_FENCE();
+        if (__atomic_load_n(&a->depth, __ATOMIC_RELAXED) == word) return;
+    }
+    __atomic_store_n(&c->parent, CCT_NO_NODE, __ATOMIC_RELAXED);
 }
 
 HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
@@ -618,6 +630,16 @@ HOT_INLINE void push(struct cct_arena *a, uint64_t word, uint32_t d, const struc
     publish(a, frame->fn, frame->node);
 }
 
+/* Whether fn, entered from site with its stack pointer at cfa, was inlined into the
+ * function of the frame on top: gcc calls the hooks of an inlined copy with its caller's
+ * return address, from its caller's frame. Its marker is then the top frame's (which
+ * marker_scan() might place elsewhere when the top's is only a lower bound), and its
+ * frame nests (frame_is_left()). Both entry paths ask this first, so they agree. */
+HOT_INLINE int inlined_into(const struct cct_frame *top, uint64_t fn, uint64_t site, uintptr_t cfa)
+{
+    return top->call_site == site && top->marker - top->sp_offset == cfa && top->fn != fn;
+}
+
 /* Entry in every case the hook's fast path leaves to it: the first hook of the thread, a
  * marker the slot cache does not give, the first frame, frames left behind, another
  * stack, a full shadow stack. */
@@ -625,10 +647,12 @@ COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t sit
                                   uintptr_t ra)
 {
     if (a == NULL && (a = thread_start()) == NULL) return;
-    uintptr_t m = frame_marker(a, cfa, ra, site);
-    uint32_t off = (uint32_t)(m - cfa);
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uint32_t d = DEPTH(word);
+    uintptr_t m = d > 0 && inlined_into(&FRAMES(a)[d - 1], fn, site, cfa)
+                      ? FRAMES(a)[d - 1].marker
+                      : frame_marker(a, cfa, ra, site);
+    uint32_t off = (uint32_t)(m - cfa);
     if (a->alt_switch != 0) d = alt_check(a, m, d);
     if (d > 0) {
         const struct cct_frame *top = &FRAMES(a)[d - 1];
@@ -649,7 +673,7 @@ COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t sit
     fast_update(a);
     uint32_t cur = d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT;
     uint32_t node = node_resolve(a, cur, fn, site);
-    call_remember(a, cur, fn, site, node);
+    call_remember(a, word, cur, fn, site, node);
     struct cct_frame frame = {
         .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
     push(a, word, d, &frame);
@@ -662,14 +686,14 @@ COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_
 {
     uint32_t d = DEPTH(word), cur = FRAMES(a)[d - 1].node;
     uint32_t node = node_resolve(a, cur, fn, site);
-    call_remember(a, cur, fn, site, node);
+    call_remember(a, word, cur, fn, site, node);
     struct cct_frame frame = {
         .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
     push(a, word, d, &frame);
 }
 
-/* The fast path calls nothing but, last, one of the two functions above, so it needs no
- * frame of its own. */
+/* The fast path calls nothing but, last, one of the two functions above, so it saves few
+ * registers. */
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     struct cct_arena *a = cct_self;
@@ -683,10 +707,7 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
     const struct cct_frame *top = &FRAMES(a)[d - 1];
     uintptr_t m;
     uint32_t off;
-    if (top->call_site == site && top->marker - top->sp_offset == cfa && top->fn != fn) {
-        /* Inlined into the function on top (gcc calls the hooks of inlined copies with
-         * their caller's return address, from their caller's frame): its return slot,
-         * which frame_marker() would find, and a frame that nests (frame_is_left()). */
+    if (inlined_into(top, fn, site, cfa)) {
         m = top->marker;
         off = top->sp_offset;
     } else {

@@ -11,8 +11,9 @@
  *     slot 9 (SHIM_SLOT_CCT)     CCT_SIGNAL(thread index, node id) of the current context
  *
  * Readers (the coordinator, tests) see each thread's tree through the functions below:
- * nodes [0, count) of an arena are complete and never change, at any moment, from any
- * thread. Nothing here is part of the public header; only the hooks are exported.
+ * nodes [0, count) of an arena are complete and never change (but for the owner's
+ * private chain field), at any moment, from any thread. Nothing here is part of the public header;
+ * only the hooks are exported.
  */
 #ifndef SHIM_SIGNALS_CCT_H
 #define SHIM_SIGNALS_CCT_H
@@ -85,9 +86,10 @@ uint32_t cct_arena_index(const struct cct_arena *a); /* the thread index in slot
 int32_t cct_arena_tid(const struct cct_arena *a);    /* kernel thread id of its thread */
 uint32_t cct_arena_capacity(const struct cct_arena *a);
 
-/* Published nodes (an acquire load): nodes [0, count) are complete and immutable. A
- * context id a reader took from slot 9 of the same thread before this call is below it
- * (the hooks publish a node before storing its id, and x86-64 keeps stores in order). */
+/* Published nodes (an acquire load): nodes [0, count) are complete and, but for the
+ * owner's chain field, immutable. A context id a reader took from slot 9 of the same
+ * thread before this call is below it (the hooks publish a node before storing its id,
+ * and x86-64 keeps stores in order). */
 uint32_t cct_arena_node_count(const struct cct_arena *a);
 
 /* The node array; index it below cct_arena_node_count(). */
