@@ -179,7 +179,6 @@ struct cct_arena {
                             owner's handlers may grow it */
     uint32_t index_min_bits, index_max_bits;
     uint32_t slot_mask; /* slot cache entries in use - 1 */
-    uint64_t signal;    /* CCT_SIGNAL(index, 0) */
     uint32_t *buckets;  /* the child index's tables, smallest first (see index_table()) */
     uintptr_t alt_lo, alt_hi;
     uint64_t slot_cache[CCT_SLOT_CACHE]; /* see frame_marker() */
@@ -259,20 +258,32 @@ marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t
     return off == CCT_SLOT_NONE ? cfa : (uintptr_t)&w[off];
 }
 
+HOT_INLINE uint64_t *slot_entry(struct cct_arena *a, uintptr_t ra)
+{
+    return &a->slot_cache[(ra ^ ra >> 10) & a->slot_mask];
+}
+
+/* The marker the slot cache gives for the function that called the hook from ra with its
+ * stack pointer at cfa: one load and one compare when the cached slot holds call_site;
+ * 0 when the cache does not say. */
+HOT_INLINE uintptr_t slot_cached(struct cct_arena *a, uintptr_t cfa, uintptr_t ra,
+                                 uint64_t call_site)
+{
+    uint64_t v = __atomic_load_n(slot_entry(a, ra), __ATOMIC_RELAXED);
+    if (v >> 16 != ra) return 0;
+    unsigned off = v & 0xffff;
+    if (off == CCT_SLOT_NONE) return cfa;
+    const uintptr_t *w = (const uintptr_t *)cfa;
+    return w[off] == call_site ? (uintptr_t)&w[off] : 0;
+}
+
 /* The marker of the function that called the hook from ra with its stack pointer at cfa
- * (see the file comment): one load and one compare when the cached slot holds call_site. */
+ * (see the file comment): the slot cache's, else the stack's. */
 HOT_INLINE uintptr_t frame_marker(struct cct_arena *a, uintptr_t cfa, uintptr_t ra,
                                   uint64_t call_site)
 {
-    uint64_t *entry = &a->slot_cache[(ra ^ ra >> 10) & a->slot_mask];
-    uint64_t v = __atomic_load_n(entry, __ATOMIC_RELAXED);
-    if (v >> 16 == ra) {
-        unsigned off = v & 0xffff;
-        if (off == CCT_SLOT_NONE) return cfa;
-        const uintptr_t *w = (const uintptr_t *)cfa;
-        if (w[off] == call_site) return (uintptr_t)&w[off];
-    }
-    return marker_scan(a, entry, cfa, ra, call_site);
+    uintptr_t m = slot_cached(a, cfa, ra, call_site);
+    return m ? m : marker_scan(a, slot_entry(a, ra), cfa, ra, call_site);
 }
 
 HOT_INLINE int in_range(uintptr_t x, uintptr_t lo, uintptr_t hi)
@@ -358,7 +369,7 @@ HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
     __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], a->signal | node, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], CCT_SIGNAL(a->index, node), __ATOMIC_RELAXED);
 }
 
 /* Slots 8 and 9 from the top of a shadow stack of depth d. */
@@ -487,7 +498,6 @@ COLD struct cct_arena *thread_start(void)
         goto out;
     }
     a->index = index;
-    a->signal = CCT_SIGNAL(index, 0);
     a->tid = (int32_t)syscall(SYS_gettid);
     __atomic_store_n(&cct_arenas[index], a, __ATOMIC_RELEASE);
     cct_self = a;
@@ -640,6 +650,19 @@ HOT_INLINE int inlined_into(const struct cct_frame *top, uint64_t fn, uint64_t s
     return top->call_site == site && top->marker - top->sp_offset == cfa && top->fn != fn;
 }
 
+/* An entry whose marker is known, for the context neither direct recursion nor the call
+ * cache gave: the tree's answer, remembered, and the frame pushed. */
+COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_t site, uintptr_t m,
+                        uint32_t off)
+{
+    uint32_t d = DEPTH(word), cur = d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT;
+    uint32_t node = node_resolve(a, cur, fn, site);
+    call_remember(a, word, cur, fn, site, node);
+    struct cct_frame frame = {
+        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
+    push(a, word, d, &frame);
+}
+
 /* Entry in every case the hook's fast path leaves to it: the first hook of the thread, a
  * marker the slot cache does not give, the first frame, frames left behind, another
  * stack, a full shadow stack. */
@@ -671,28 +694,10 @@ COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t sit
         return;
     }
     fast_update(a);
-    uint32_t cur = d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT;
-    uint32_t node = node_resolve(a, cur, fn, site);
-    call_remember(a, word, cur, fn, site, node);
-    struct cct_frame frame = {
-        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
-    push(a, word, d, &frame);
+    enter_resolve(a, word, fn, site, m, off);
 }
 
-/* Entry on the fast path but for the context, which neither direct recursion nor the
- * call cache gave: the tree's answer, remembered. */
-COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_t site, uintptr_t m,
-                        uint32_t off)
-{
-    uint32_t d = DEPTH(word), cur = FRAMES(a)[d - 1].node;
-    uint32_t node = node_resolve(a, cur, fn, site);
-    call_remember(a, word, cur, fn, site, node);
-    struct cct_frame frame = {
-        .marker = m, .fn = fn, .call_site = site, .node = node, .sp_offset = off};
-    push(a, word, d, &frame);
-}
-
-/* The fast path calls nothing but, last, one of the two functions above, so it saves few
+/* The fast path calls nothing but, last, enter_resolve() or enter_slow(), so it saves few
  * registers. */
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
@@ -711,17 +716,10 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
         m = top->marker;
         off = top->sp_offset;
     } else {
-        /* The marker, when the slot cache has it (frame_marker()), and the top frame's
-         * return slot above it within the same stack, or the same one, holding a caller
-         * this function was inlined into. */
-        uint64_t v =
-            __atomic_load_n(&a->slot_cache[(ra ^ ra >> 10) & a->slot_mask], __ATOMIC_RELAXED);
-        if (v >> 16 != ra) goto slow;
-        m = cfa;
-        if ((v & 0xffff) != CCT_SLOT_NONE) {
-            m += (v & 0xffff) * sizeof(uintptr_t);
-            if (*(const uintptr_t *)m != site) goto slow;
-        }
+        /* The marker, when the slot cache has it, and the top frame's return slot above
+         * it within the same stack, or the same one, holding a caller this function was
+         * inlined into. */
+        if ((m = slot_cached(a, cfa, ra, site)) == 0) goto slow;
         off = (uint32_t)(m - cfa);
         if (!(top->marker - m - 1 < CCT_STACK_GAP ||
               (top->marker == m && !frame_is_left(top, m, off, fn, site))))

@@ -181,10 +181,11 @@ def interleaved(argv, configs, runs, n, blank=None):
 
 def against(loop, wall, base):
     """Medians of the driver's and the wall seconds, and each configuration's single-pair
-    ratios to base (sorted): the pairs are runs of the same round."""
+    ratios to its base (sorted; base: {config: its base}): the pairs are runs of the
+    same round."""
     med = {c: statistics.median(v) for c, v in loop.items()}
     medw = {c: statistics.median(v) for c, v in wall.items()}
-    pairs = {c: sorted(a / b for a, b in zip(v, loop[base])) for c, v in loop.items()}
+    pairs = {c: sorted(a / b for a, b in zip(v, loop[base[c]])) for c, v in loop.items()}
     return med, medw, pairs
 
 
@@ -279,8 +280,7 @@ def measure(build_dir, results_dir, quick):
         raise Skip(f"the runs did not all compute the same hashes (checksums {sorted(sums)})")
     write_rows(os.path.join(results_dir, "realprog.csv"), rows)
 
-    med, medw, _ = against(loop, wall, "plain")
-    pairs = {c: against(loop, wall, BASE[c])[2][c] for c in configs}
+    med, medw, pairs = against(loop, wall, BASE)
     per_call = {compiler: {"hook_ns": (med[alone] - med[base]) / calls[base] * 1e9,
                            "shim_ns": (med[run] - med[alone]) / calls[base] * 1e9}
                 for compiler, (base, alone, run) in COMPILERS.items() if base in calls}
@@ -426,7 +426,7 @@ def measure_pass(build_dir, results_dir, quick):
         rows[last].update(profiles[c])
     write_rows(os.path.join(results_dir, "realprog_pass.csv"), rows)
 
-    med, medw, pairs = against(loop, wall, "clang-plain")
+    med, medw, pairs = against(loop, wall, dict.fromkeys(PASS_CONFIGS, "clang-plain"))
     return {"iterations": size["iterations"], "runs": size["runs"], "median": med,
             "median_wall": medw, "pairs": pairs, "profiles": profiles,
             "build_seconds": {v: built[v][1] for v in built}, "checksum": sums.pop(),
