@@ -16,7 +16,9 @@ delta method's from them. KIND says what FILE is:
   threads      `threads --csv` output (ARGS: the rate shown, or nothing for every rate)
   threads-text `threads` text output
   html         `html` output: the tags and threads tables, parsed by html.parser
-  real         `threads --csv` of thread_phases (ARGS: its truth file)
+  real         `threads --csv` of thread_phases (ARGS: its truth file): where the profile
+               has BPF thread identity, each worker has samples of its own; without it
+               only the observed thread has samples, and every row must still add up
 
 Prints one "ok: ..." or "FAIL: ..." line per check.
 """
@@ -353,10 +355,19 @@ def check_real(p, path, truth):
     tids = {int(line.split()[0]) for line in open(truth) if line.strip()}
     name = p.d["program"]["name"]
     by_tid = {r["thread"]: r for r in rows}
+    bpf = p.d["placement"]["thread_identity"]["source"].startswith("bpf")
     for tid in sorted(tids):
         r = by_tid.get(str(tid))
-        check("real: worker %d is a row named %s, with samples" % (tid, name),
-              r is not None and r["name"] == name[:15] and int(r["samples"]) > 0, r)
+        if bpf:
+            check("real: worker %d is a row named %s, with samples" % (tid, name),
+                  r is not None and r["name"] == name[:15] and int(r["samples"]) > 0, r)
+        else:  # pinned: samples of every thread on the observed CPU are the pinned one's
+            check("real: worker %d is a row named %s (no BPF: samples go to the observed "
+                  "thread)" % (tid, name), r is not None and r["name"] == name[:15], r)
+    if not bpf:
+        observed = [r for r in rows if int(r["samples"]) > 0 and r["name"] not in (OTHER, IDLE)]
+        check("real: without BPF one thread of the program has every sample",
+              len(observed) == 1, observed)
     total = sum(int(r["samples"]) for r in rows)
     check("real: the rows add up to the attributed samples but other's (%d)" % p.attributed,
           total == p.attributed - p.d["other"]["samples"], total)
