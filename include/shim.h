@@ -92,7 +92,7 @@ struct shim_config {
     uint32_t hist_buckets;                    /* rate histogram buckets per tag (default 500) */
     double hist_lo; /* histogram range [hist_lo, hist_hi) (default [0, 4)) */
     double hist_hi;
-    uint32_t max_tags; /* tag table capacity; further tuples go to "other" (1024) */
+    uint32_t max_tags; /* the most tag tuples kept; further ones go to "other" (1048576) */
     double jitter;     /* period randomisation: wait uniform in period*(1 +- jitter) */
 };
 

@@ -31,6 +31,7 @@ void config_defaults(struct shim_settings *s)
     snprintf(s->output, sizeof s->output, "%s", SHIM_DEFAULT_OUTPUT);
     s->cfg.output = s->output;
     s->slow_period = SHIM_DEFAULT_SLOW;
+    s->hist_tuples = SHIM_DEFAULT_HIST_TUPLES;
     s->observers = 1;
 }
 
@@ -45,7 +46,7 @@ void shim_config_init(struct shim_config *cfg)
     cfg->hist_buckets = 500;
     cfg->hist_lo = 0.0;
     cfg->hist_hi = 4.0;
-    cfg->max_tags = 1024;
+    cfg->max_tags = SHIM_DEFAULT_TAGS;
     cfg->jitter = 0.5;
     for (int i = 0; i < SHIM_COUNTER_SLOTS; i++)
         cfg->counter_scale[i] = 1.0;
@@ -458,6 +459,14 @@ static int var_max_tags(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static int var_hist_tuples(struct shim_settings *s, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, SHIM_MAX_HIST_TUPLES, &n) != 0) return -1;
+    s->hist_tuples = (uint32_t)n;
+    return 0;
+}
+
 const struct config_var config_vars[] = {
     {"SHIM_DISABLE", "0 or 1 (also yes/no, true/false, on/off)", var_disable},
     {"SHIM_OUTPUT", "a non-empty path; %p is the pid, %e the program name, %% a percent sign",
@@ -477,7 +486,8 @@ const struct config_var config_vars[] = {
      ":SCALE with SCALE > 0 (0:1000,1)",
      var_counters},
     {"SHIM_HIST", "BUCKETS:LO:HI with 1 <= BUCKETS <= 100000 and LO < HI (500:0:4)", var_hist},
-    {"SHIM_MAX_TAGS", "a whole number from 1 to 1048576", var_max_tags},
+    {"SHIM_MAX_TAGS", "a whole number from 1 to 16777216", var_max_tags},
+    {"SHIM_HIST_TUPLES", "a whole number from 0 to 65536", var_hist_tuples},
     {"SHIM_RATES",
      "NAME=NUM[*SCALE]/DEN separated by commas, NUM and DEN counter names or cycles "
      "(bpi=bytes/items,ipkc=items*1000/cycles)",
@@ -607,7 +617,7 @@ int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, 
                             "width",
                             "%g/%g", c.hist_lo, c.hist_hi);
     if (c.max_tags == 0 || c.max_tags > SHIM_MAX_TAG_CAP)
-        bad += struct_error(err, "max_tags", "1 to 1048576", "%u", c.max_tags);
+        bad += struct_error(err, "max_tags", "1 to 16777216", "%u", c.max_tags);
     char saved[sizeof s->output];
     memcpy(saved, s->output, sizeof saved);
     if (c.output && var_output(s, c.output) != 0)

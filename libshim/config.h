@@ -13,16 +13,19 @@
 #include "events.h"
 #include "shim.h"
 
-#define SHIM_MAX_PERIOD      1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
-#define SHIM_MAX_BUCKETS     100000u
-#define SHIM_MAX_TAG_CAP     (1u << 20)
-#define SHIM_MAX_TABLE_BYTES ((size_t)256 << 20) /* the observer's tables, all told */
-#define SHIM_DEFAULT_OUTPUT  "shim-%e-%p.json"
-#define SHIM_DEFAULT_SLOW    2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
-#define SHIM_MIN_SLOW        100000u
-#define SHIM_DEFAULT_TRACE   ((uint64_t)64 << 20)
-#define SHIM_MIN_TRACE       ((uint64_t)64 << 10)
-#define SHIM_MAX_TRACE       ((uint64_t)64 << 30)
+#define SHIM_MAX_PERIOD          1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
+#define SHIM_MAX_BUCKETS         100000u
+#define SHIM_MAX_TAG_CAP         (1u << 24)
+#define SHIM_DEFAULT_TAGS        (1u << 20)
+#define SHIM_DEFAULT_HIST_TUPLES 256u
+#define SHIM_MAX_HIST_TUPLES     (1u << 16)
+#define SHIM_MAX_TABLE_BYTES     ((size_t)256 << 20) /* what the observer's tables take at once */
+#define SHIM_DEFAULT_OUTPUT      "shim-%e-%p.json"
+#define SHIM_DEFAULT_SLOW        2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
+#define SHIM_MIN_SLOW            100000u
+#define SHIM_DEFAULT_TRACE       ((uint64_t)64 << 20)
+#define SHIM_MIN_TRACE           ((uint64_t)64 << 10)
+#define SHIM_MAX_TRACE           ((uint64_t)64 << 30)
 
 /* SHIM_ALLOC: read jemalloc's per-thread counters when the program runs on it (auto),
  * and say why not when it does not (on), or never (off). */
@@ -43,6 +46,7 @@ struct shim_settings {
     unsigned n_events;
     enum event_scope event_scope;  /* SHIM_EVENT_SCOPE */
     uint64_t slow_period;          /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
+    uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
     int trace_on;                  /* SHIM_TRACE set */
     char trace[PATH_MAX];          /* its path pattern; "" = beside the profile */
     uint64_t trace_max;            /* its size limit in bytes */

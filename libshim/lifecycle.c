@@ -474,15 +474,41 @@ static void start_extra_observers(struct shim_run *r, const struct probe_plan *p
     hwloc_topology_destroy(topo);
 }
 
-/* Stops the other observers and adds what they found to the first one's. */
+/* The keeper of every observer's tables, on the first observer's CPU. Without it the
+ * tables keep their first chunk, and what does not fit is counted as "behind". */
+static void start_keeper(struct shim_run *r)
+{
+    cpu_set_t cpu;
+    CPU_ZERO(&cpu);
+    CPU_SET(r->placement.observer_cpu, &cpu);
+    memset(&r->keeper, 0, sizeof r->keeper);
+    keeper_add(&r->keeper, &r->obs.tags);
+    if (r->obs.pending) keeper_add(&r->keeper, &r->obs.paths);
+    for (unsigned k = 0; k < r->n_extra; k++) {
+        keeper_add(&r->keeper, &r->extra[k].obs.tags);
+        if (r->extra[k].obs.pending) keeper_add(&r->keeper, &r->extra[k].obs.paths);
+    }
+    int err = keeper_start(&r->keeper, &cpu);
+    if (err)
+        run_complain(0, "the tag table keeps its first 16384 tuples",
+                     "cannot start the thread that grows the tag table: %s", strerror(err));
+}
+
+/* Stops the other observers and the keeper, then adds what the others found to the
+ * first one's (the first has stopped already). */
 static void stop_extra_observers(struct shim_run *r)
 {
     for (unsigned k = 0; k < r->n_extra; k++)
         observer_request_stop(&r->extra[k].obs);
     r->samples0 = r->obs.totals.total;
+    for (unsigned k = 0; k < r->n_extra; k++)
+        pthread_join(r->extra[k].thread, NULL);
+    keeper_stop(&r->keeper);
+    if (r->keeper.failed)
+        fprintf(stderr, "shim: out of memory growing the tag table: tuples that did not fit are "
+                        "counted in other\n");
     for (unsigned k = 0; k < r->n_extra; k++) {
         struct run_observer *x = &r->extra[k];
-        pthread_join(x->thread, NULL);
         x->samples = x->obs.totals.total;
         observer_merge(&r->obs, &x->obs);
     }
@@ -641,6 +667,7 @@ static int start_locked(const struct shim_config *cfg)
             .dte_resolution = r->tsc.step,
             .dte_off = c->dte_off,
             .max_tags = c->max_tags,
+            .max_detail = r->settings.hist_tuples,
             .max_period = observer_default_max_period(c->period, c->jitter),
             .slow_period = r->settings.slow_period,
         };
@@ -663,21 +690,24 @@ static int start_locked(const struct shim_config *cfg)
                       c->hist_lo, c->hist_hi);
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
-        size_t need = tag_table_bytes(1 + plan.n_tags, plan.n_rates, c->max_tags, &params.hist);
+        /* what the tables take at once: their first chunk and the histograms' pool (the
+         * rest grows with the tuples, up to SHIM_MAX_TAGS entries of tag_table_entry_bytes) */
+        size_t need = tag_table_initial_bytes(1 + plan.n_tags, plan.n_rates,
+                                              r->settings.hist_tuples, &params.hist);
         if (plan.paths) /* and the paths' table, the same size */
-            need += tag_table_bytes(3, plan.n_rates, c->max_tags, &params.hist);
+            need += tag_table_initial_bytes(3, plan.n_rates, r->settings.hist_tuples, &params.hist);
         if (rc == 0 && need > SHIM_MAX_TABLE_BYTES)
             rc = fail(SHIM_EINVAL, c->strict,
-                      "the tag table would need %zu MiB (SHIM_MAX_TAGS=%u x %u rates x %u "
-                      "histogram buckets); the limit is %u MiB: lower SHIM_MAX_TAGS or the "
+                      "the rate histograms would need %zu MiB (SHIM_HIST_TUPLES=%u x %u rates x "
+                      "%u histogram buckets); the limit is %u MiB: lower SHIM_HIST_TUPLES or the "
                       "buckets of SHIM_HIST",
-                      need >> 20, c->max_tags, plan.n_rates, c->hist_buckets,
+                      need >> 20, r->settings.hist_tuples, plan.n_rates, c->hist_buckets,
                       (unsigned)(SHIM_MAX_TABLE_BYTES >> 20));
         if (rc == 0 && observer_init(&r->obs, &plan, &params) != 0)
             rc = fail(SHIM_ENOMEM, c->strict,
                       "out of memory for the observer's tables "
-                      "(SHIM_MAX_TAGS=%u, %u histogram buckets)",
-                      c->max_tags, c->hist_buckets);
+                      "(SHIM_HIST_TUPLES=%u, %u histogram buckets)",
+                      r->settings.hist_tuples, c->hist_buckets);
         if (rc == 0 && r->settings.trace_on) {
             /* the writer shares the observer's CPU: its work then shows as interrupted
              * sample periods, counted, instead of slowing the program down */
@@ -697,6 +727,7 @@ static int start_locked(const struct shim_config *cfg)
         CPU_ZERO(&r->observed_cpus);
         CPU_SET(r->placement.observed_cpu, &r->observed_cpus);
         if (rc == 0) start_extra_observers(r, &plan, &params);
+        if (rc == 0) start_keeper(r);
         if (launched) {
             r->observer_abort = rc != 0;
             sem_post(&r->observer_go);
@@ -775,6 +806,28 @@ int shim_start(const struct shim_config *cfg)
     return rc;
 }
 
+/* Samples that are not their own tuple's, said whenever there are any: silent loss is a
+ * bug. Interrupted periods (the observer's own pauses) are said when above 1%. */
+static void summary_unattributed(const struct shim_run *r)
+{
+    const struct observer_totals *t = &r->obs.totals;
+    const uint64_t *why = r->obs.tags.other_why;
+    double all = t->total ? (double)t->total : 1;
+    if (t->other)
+        fprintf(stderr,
+                "shim: %.2f%% of the samples (%llu) went to \"other\", not to their own tag tuple: "
+                "%llu because the store reached its limit of %u tuples (raise SHIM_MAX_TAGS), "
+                "%llu because it could not grow in time (a larger SHIM_PERIOD gives it time)\n",
+                100.0 * (double)t->other / all, (unsigned long long)t->other,
+                (unsigned long long)why[TAG_OTHER_FULL], r->obs.tags.max_entries,
+                (unsigned long long)why[TAG_OTHER_BEHIND]);
+    if ((double)t->interrupted > 0.01 * all)
+        fprintf(stderr,
+                "shim: %.2f%% of the sample periods (%llu) are attributed to nothing: the observer "
+                "was interrupted or paused in them (preemption, its own aggregation)\n",
+                100.0 * (double)t->interrupted / all, (unsigned long long)t->interrupted);
+}
+
 static void summary(const struct shim_run *r)
 {
     const struct observer_totals *t = &r->obs.totals;
@@ -784,6 +837,7 @@ static void summary(const struct shim_run *r)
             r->output_shown, (unsigned long long)t->total, loghist_quantile(&r->obs.period, 0.5),
             t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
             r->placement.relation);
+    summary_unattributed(r);
 }
 
 int shim_stop(void)

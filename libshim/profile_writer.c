@@ -145,17 +145,16 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
     json_object_set_new(o, "share", json_real(total ? (double)e->samples / (double)total : 0));
     json_object_set_new(o, "cycles", jint(e->cycles));
     json_object_set_new(o, "kept", jint(e->kept));
+    json_object_set_new(o, "straddled", jint(e->straddled));
+    /* The distribution of the per-period rates exists for the tuples given a detail
+     * record (observer/tag_table.h), over their periods after `since` samples. */
+    const struct tag_detail *d = tag_entry_detail(t, e);
+    json_object_set_new(o, "detail", d ? json_pack("{s:o}", "since", jint(d->since)) : json_null());
     for (unsigned i = 0; i < t->n_rates; i++) {
-        const struct rate_stats *s = &e->stats[i];
+        const struct rate_sums *s = &e->sums[i];
         json_t *rj = json_object();
-        json_object_set_new(rj, "n", jint(s->n));
         json_object_set_new(rj, "periods", jint(s->periods));
-        if (s->n) {
-            json_object_set_new(rj, "mean", jreal(s->sum / (double)s->n));
-            json_object_set_new(rj, "sum", jreal(s->sum));
-            json_object_set_new(rj, "sumsq", jreal(s->sumsq));
-            json_object_set_new(rj, "min", jreal(s->min));
-            json_object_set_new(rj, "max", jreal(s->max));
+        if (s->periods) {
             json_object_set_new(rj, "rate", jreal(s->sum_b > 0 ? s->sum_a / s->sum_b : NAN));
             json_object_set_new(rj, "sum_a", jreal(s->sum_a));
             json_object_set_new(rj, "sum_b", jreal(s->sum_b));
@@ -163,15 +162,29 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
             json_object_set_new(rj, "sum_bb", jreal(s->sum_bb));
             json_object_set_new(rj, "sum_ab", jreal(s->sum_ab));
         }
-        json_object_set_new(rj, "hist", hist_json(&t->hist, e->hist + i * HIST_WORDS(&t->hist)));
+        if (d) {
+            const struct rate_dist *dist = &d->dist[i];
+            json_object_set_new(rj, "n", jint(dist->n));
+            if (dist->n) {
+                json_object_set_new(rj, "mean", jreal(dist->sum / (double)dist->n));
+                json_object_set_new(rj, "sum", jreal(dist->sum));
+                json_object_set_new(rj, "sumsq", jreal(dist->sumsq));
+                json_object_set_new(rj, "min", jreal(dist->min));
+                json_object_set_new(rj, "max", jreal(dist->max));
+            }
+            json_object_set_new(rj, "hist",
+                                hist_json(&t->hist, d->hist + i * HIST_WORDS(&t->hist)));
+        }
         json_array_append_new(rates, rj);
     }
     json_object_set_new(o, "rates", rates);
-    if (e->by) { /* [n, sum_a, sum_b] per slot: below lo, the buckets, at or above hi */
+    if (t->by_slots) { /* [n, sum_a, sum_b] per slot: below lo, the buckets, at or above hi */
         json_t *by = json_array();
         for (unsigned k = 0; k < t->by_slots; k++)
-            json_array_append_new(by, json_pack("[I, o, o]", (json_int_t)e->by[3 * k],
-                                                jreal(e->by[3 * k + 1]), jreal(e->by[3 * k + 2])));
+            json_array_append_new(by, d && d->by ? json_pack("[I, o, o]", (json_int_t)d->by[3 * k],
+                                                             jreal(d->by[3 * k + 1]),
+                                                             jreal(d->by[3 * k + 2]))
+                                                 : json_pack("[i, f, f]", 0, 0.0, 0.0));
         json_object_set_new(o, "by", by);
     }
     return o;
@@ -180,7 +193,8 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
 static int by_samples_desc(const void *a, const void *b, void *arg)
 {
     const struct tag_table *t = arg;
-    uint64_t x = t->entry[*(const uint32_t *)a].samples, y = t->entry[*(const uint32_t *)b].samples;
+    uint64_t x = tag_table_entry(t, *(const uint32_t *)a)->samples,
+             y = tag_table_entry(t, *(const uint32_t *)b)->samples;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -193,7 +207,8 @@ static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
         order[i] = i;
     qsort_r(order, t->n_entries, sizeof *order, by_samples_desc, (void *)t);
     for (uint32_t i = 0; i < t->n_entries; i++)
-        json_array_append_new(a, entry_json(r, t, &t->entry[order[i]], tag_table_key(t, order[i])));
+        json_array_append_new(
+            a, entry_json(r, t, tag_table_entry(t, order[i]), tag_table_key(t, order[i])));
     free(order);
     return a;
 }
@@ -297,14 +312,15 @@ static json_t *slot_array(const unsigned *slot, unsigned n)
 static json_t *config_json(const struct shim_run *r)
 {
     const struct shim_config *c = &r->settings.cfg;
-    json_t *cj = json_pack(
-        "{s:o, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i}", "output",
-        jtext(r->settings.output), "period", jint(c->period), "jitter", c->jitter, "observer_cpu",
-        c->observer_cpu, "dte_tolerance", c->dte_tolerance, "dte_resolution",
-        jint(r->obs.params.dte_resolution), "dte_off", c->dte_off, "strict", c->strict, "tag_slots",
-        slot_array(r->tag_slot, r->n_tag_slots), "counter_slots",
-        slot_array(r->counter_slot, r->n_counter_slots), "hist", "buckets", (int)c->hist_buckets,
-        "lo", c->hist_lo, "hi", c->hist_hi, "max_tags", (int)c->max_tags);
+    json_t *cj =
+        json_pack("{s:o, s:o, s:f, s:i, s:f, s:o, s:b, s:b, s:o, s:o, s:{s:i, s:f, s:f}, s:i, s:i}",
+                  "output", jtext(r->settings.output), "period", jint(c->period), "jitter",
+                  c->jitter, "observer_cpu", c->observer_cpu, "dte_tolerance", c->dte_tolerance,
+                  "dte_resolution", jint(r->obs.params.dte_resolution), "dte_off", c->dte_off,
+                  "strict", c->strict, "tag_slots", slot_array(r->tag_slot, r->n_tag_slots),
+                  "counter_slots", slot_array(r->counter_slot, r->n_counter_slots), "hist",
+                  "buckets", (int)c->hist_buckets, "lo", c->hist_lo, "hi", c->hist_hi, "max_tags",
+                  (int)c->max_tags, "hist_tuples", (int)r->settings.hist_tuples);
     json_t *events = json_array();
     for (unsigned e = 0; e < r->settings.n_events; e++)
         json_array_append_new(events, jtext(r->settings.event_names[e]));
@@ -396,8 +412,8 @@ static json_t *profile_json(const struct shim_run *r)
     json_t *root = json_pack(
         "{s:s, s:i, s:s, s:{s:o, s:o, s:I, s:o}, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:I}, s:o, s:o,"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, s:o,"
-        " s:{s:o, s:f, s:o, s:I}, s:o, s:o}",
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I}},"
+        " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o, s:o}",
         "format", "shim-profile", "version", 1, "shim_version", version, "program", "path",
         jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid, "argv", argv_json(),
         "config", config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
@@ -407,14 +423,16 @@ static json_t *profile_json(const struct shim_run *r)
         "total", (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",
         (json_int_t)o->params.max_period, "rated", (json_int_t)t->rated, "kept",
         (json_int_t)t->kept, "discarded", (json_int_t)t->discarded, "thread_changes",
-        (json_int_t)t->thread_changes, "other", (json_int_t)t->other, "distinct_tags",
-        (json_int_t)o->tags.n_entries, "period", loghist_json(&o->period, "TSC cycles"), "gap",
-        loghist_json(&o->gap, "TSC cycles"), "cpc", loghist_json(&o->cpc, NULL), "cost",
-        "samples_per_second", jreal(wall > 0 ? (double)t->total / wall : NAN),
-        "observer_cpu_seconds", o->cpu_seconds, "observer_cpu_share",
-        jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes", (json_int_t)o->tags.bytes,
-        "tags", tags, "other",
-        entry_json(r, &o->tags, tag_table_other((struct tag_table *)&o->tags), NULL));
+        (json_int_t)t->thread_changes, "straddled", (json_int_t)t->straddled, "other",
+        (json_int_t)t->other, "distinct_tags", (json_int_t)o->tags.n_entries, "other_why", "full",
+        (json_int_t)o->tags.other_why[TAG_OTHER_FULL], "behind",
+        (json_int_t)o->tags.other_why[TAG_OTHER_BEHIND], "period",
+        loghist_json(&o->period, "TSC cycles"), "gap", loghist_json(&o->gap, "TSC cycles"), "cpc",
+        loghist_json(&o->cpc, NULL), "cost", "samples_per_second",
+        jreal(wall > 0 ? (double)t->total / wall : NAN), "observer_cpu_seconds", o->cpu_seconds,
+        "observer_cpu_share", jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes",
+        (json_int_t)o->tags.bytes, "tag_entry_bytes", (json_int_t)o->tags.entry_bytes, "tags", tags,
+        "other", entry_json(r, &o->tags, tag_table_other((struct tag_table *)&o->tags), NULL));
     if (root && r->tracing)
         json_object_set_new(
             root, "trace",

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "keeper.h"
 #include "machine.h"
 #include "observer.h"
 #include "topology.h"
@@ -94,7 +95,8 @@ struct shim_run {
     /* Observers beyond the first, and the CPUs all of them observe */
     struct run_observer *extra;
     unsigned n_extra;
-    uint64_t samples0; /* the first observer's periods, before the others' were added */
+    struct keeper keeper; /* grows every observer's tables while they run */
+    uint64_t samples0;    /* the first observer's periods, before the others' were added */
     cpu_set_t observed_cpus;
     pid_t thread_tid[RUN_MAX_THREADS];
     char thread_name[RUN_MAX_THREADS][RUN_THREAD_NAME]; /* as each was named when it joined */

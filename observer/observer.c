@@ -80,7 +80,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
                         o->rate_slow[by->y] || !(by->lo < by->hi) || by->buckets > 100000))
         return -1;
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
-                       &params->hist) != 0)
+                       params->max_detail, &params->hist) != 0)
         return -1;
     if (by->buckets && tag_table_add_by(&o->tags, by->buckets + 2) != 0) {
         tag_table_free(&o->tags);
@@ -95,8 +95,8 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
         o->path_offset = o->stride;
         o->stride += 2;
         o->pending = calloc((size_t)OBSERVER_PENDING * PENDING_WORDS(o), sizeof *o->pending);
-        if (!o->pending ||
-            tag_table_init(&o->paths, 3, plan->n_rates, params->max_tags, &params->hist) != 0) {
+        if (!o->pending || tag_table_init(&o->paths, 3, plan->n_rates, params->max_tags,
+                                          params->max_detail, &params->hist) != 0) {
             observer_free(o);
             return -1;
         }
@@ -216,11 +216,12 @@ static inline void take_sample(struct observer *o, uint64_t *s)
  * slow counters. A rate per TSC cycle takes its time base from the counter's own
  * timestamp: the start marker for fast hardware counters, the rdtscp right after the read
  * for the others. `traced`: the period's rates also go to its trace record. */
-static inline void record_rates(struct observer *o, struct tag_entry *e, const uint64_t *prev,
-                                const uint64_t *cur, int slow, int traced)
+static inline void record_rates(struct observer *o, const struct tag_table *t, struct tag_entry *e,
+                                const uint64_t *prev, const uint64_t *cur, int slow, int traced)
 {
     const struct probe_plan *p = &o->plan;
-    const struct hist_spec *spec = &o->tags.hist;
+    const struct hist_spec *spec = &t->hist;
+    struct tag_detail *dt = tag_entry_detail(t, e);
     uint64_t d[PROBE_MAX_COUNTERS];
     double x = NAN, ya = 0, yb = 0; /* for one rate by another */
     for (unsigned i = 0; i < probe_readings(p); i++)
@@ -234,17 +235,20 @@ static inline void record_rates(struct observer *o, struct tag_entry *e, const u
         double a = (double)d[pr->num] * pr->scale;
         double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
         double v = a / b;
-        hist_add(spec, e->hist + (size_t)r * HIST_WORDS(spec), v);
         if (traced) o->trace_rate[r] = v;
-        rate_stats_add(&e->stats[r], a, b, v);
+        rate_sums_add(&e->sums[r], a, b);
+        if (dt) {
+            hist_add(spec, dt->hist + (size_t)r * HIST_WORDS(spec), v);
+            rate_dist_add(&dt->dist[r], v);
+        }
         if (r == p->by.x) x = v;
         if (r == p->by.y) ya = a, yb = b;
     }
-    if (e->by && !slow && x == x) { /* x is not NaN */
+    if (dt && dt->by && !slow && x == x) { /* x is not NaN */
         const struct probe_by *by = &p->by;
         double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
         unsigned slot = x < by->lo ? 0 : at >= by->buckets ? by->buckets + 1 : 1 + (unsigned)at;
-        double *c = e->by + slot * 3;
+        double *c = dt->by + slot * 3;
         c[0] += 1, c[1] += ya, c[2] += yb;
     }
 }
@@ -290,8 +294,8 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
         o->totals.slow_spans++;
         if (o->span_clean && same_key(o, ck, o->span + o->key_offset)) {
             o->totals.slow_attributed++;
-            record_rates(o, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span, cur, 1,
-                         0);
+            record_rates(o, &o->tags, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span,
+                         cur, 1, 0);
         }
     }
     memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
@@ -299,7 +303,29 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
     o->span_clean = same_key(o, pk, ck);
 }
 
+/* A sample into entry e of table t: counted (`other`'s by the reason it went there),
+ * and given a detail record once it has earned one. */
+static inline void entry_count(struct tag_table *t, struct tag_entry *e, uint64_t cycles,
+                               uint64_t total)
+{
+    e->samples++;
+    e->cycles += cycles;
+    if (tag_table_is_other(t, e))
+        t->other_why[t->why]++;
+    else if (tag_table_wants_detail(t, e, total))
+        tag_table_give_detail(t, e);
+}
+
 /* One period [prev, cur], attributed to the tags read right after prev's counters.
+ *
+ * Its counter deltas are rated only when the period is bracketed by one tuple: the tags
+ * are read after the counters, so the reads that enclose the period's counter deltas are
+ * those of the sample before prev and of cur, and both must equal prev's. Otherwise the
+ * period straddles a change of tuple (a phase, function, context or loop boundary) and
+ * its deltas mix the two sides: rated, a short phase next to a busier one would take
+ * some of the busier one's counts. Such a period still counts as a sample of its tuple
+ * (time shares are unbiased: the boundary falls anywhere in it), and is counted as
+ * straddled.
  *
  * A period in which the observer aggregated (busy) is no sample, but when the same tags
  * were read at both of its ends its time still counts for them: the pause lasts longer
@@ -310,6 +336,8 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
 {
     uint64_t d_start = cur[SAMPLE_CS] - prev[SAMPLE_CS], d_end = cur[SAMPLE_CE] - prev[SAMPLE_CE];
     const uint64_t *key = prev + o->key_offset; /* tags read inside this period */
+    int same = same_key(o, key, cur + o->key_offset), bracketed = same && o->key_steady;
+    o->key_steady = same;
     if (o->n_fast < o->plan.n_hw) {
         track_span(o, prev, cur);
         busy |= (int)prev[SAMPLE_DUE]; /* the slow reads lengthened this period */
@@ -318,7 +346,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     loghist_add(&o->period, (double)d_start);
     if (busy || longest_time_base(o, prev, cur) > o->params.max_period) {
         o->totals.interrupted++; /* the observer did something else: no sample, no rate */
-        if (busy && same_key(o, key, cur + o->key_offset))      /* a short pause within one */
+        if (busy && same)        /* a short pause within one */
             tag_table_lookup(&o->tags, key)->cycles += d_start; /* tuple: its time counts */
         return 0;
     }
@@ -326,12 +354,16 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int other = tag_table_is_other(&o->tags, e);
     unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
     o->totals.other += (uint64_t)other;
-    e->samples++;
-    e->cycles += d_start;
+    entry_count(&o->tags, e, d_start, o->totals.total);
     /* rare: no rate across threads, nor across a thread's block changing hands (a thread
      * that has given its block back reads 0s) */
     if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
         o->totals.thread_changes++;
+        return flags;
+    }
+    if (!bracketed) {
+        o->totals.straddled++;
+        e->straddled += e->straddled != UINT32_MAX;
         return flags;
     }
     o->totals.rated++;
@@ -341,7 +373,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, e, prev, cur, 0, o->trace != NULL);
+    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL);
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
     return flags | TRACE_RATED | TRACE_KEPT;
@@ -399,11 +431,10 @@ static int path_settle(struct observer *o, int final)
     case PATH_RESOLVED: {
         struct tag_entry *e = tag_table_lookup(&o->paths, key);
         o->path_totals.resolved++;
-        e->samples++;
-        e->cycles += cur[SAMPLE_CS] - prev[SAMPLE_CS];
+        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved);
         if (w[0] & TRACE_KEPT) {
             e->kept++;
-            record_rates(o, e, prev, cur, 0, 0);
+            record_rates(o, &o->paths, e, prev, cur, 0, 0);
         }
         break;
     }
@@ -488,6 +519,8 @@ static double thread_cpu_seconds(void)
  * was busy, so it is counted but not attributed. */
 static void aggregate(struct observer *o, unsigned n, int busy_first, uint64_t *last_kept)
 {
+    tag_table_adopt(&o->tags); /* an index the keeper prepared: a batch boundary is the time */
+    if (o->pending) tag_table_adopt(&o->paths);
     for (unsigned i = 1; i < n; i++)
         record_period(o, sample_at(o, i - 1), sample_at(o, i), i == 1 && busy_first, last_kept);
     if (n > 1) memcpy(sample_at(o, 0), sample_at(o, n - 1), o->stride * sizeof *o->batch);

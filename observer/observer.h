@@ -32,7 +32,8 @@ struct observer_params {
     double dte_tolerance;    /* |CPC - 1| allowed */
     uint64_t dte_resolution; /* skews up to this many cycles always pass (the TSC step) */
     int dte_off;             /* keep every rated period */
-    uint32_t max_tags;
+    uint32_t max_tags;       /* the store's limit in tuples */
+    uint32_t max_detail;     /* tuples that may have rate histograms (tag_table.h) */
     /* A period longer than this means the observer itself was interrupted (preempted,
      * or its CPU took an interrupt): the tags read at its start say nothing about most of
      * it, so it is counted but attributed to nothing. */
@@ -45,7 +46,8 @@ struct observer_params {
 struct observer_totals {
     uint64_t total;       /* periods observed */
     uint64_t interrupted; /* periods longer than max_period: not attributed */
-    uint64_t rated;       /* attributed periods with the same thread at both ends */
+    uint64_t straddled;   /* attributed periods in which the tuple changed: not rated */
+    uint64_t rated;       /* attributed periods with one tuple at both ends */
     uint64_t kept, discarded;
     uint64_t thread_changes;
     uint64_t other; /* periods that went to the `other` entry */
@@ -91,6 +93,7 @@ struct observer {
     uint64_t slow_last;                       /* start marker of the last slow read */
     uint64_t *span;                           /* the sample that began the current span */
     int span_open, span_clean;
+    int key_steady; /* the last period's two samples read the same tuple */
     /* Paths (plan.paths): a period waits in `pending` (prev and cur samples, one
      * word of flags) until the path it sampled has completed, then goes into `paths`,
      * keyed (thread, function, path number). */

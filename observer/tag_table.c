@@ -1,10 +1,25 @@
 /*
- * tag_table.c -- creation, insertion and release of the tag table (see tag_table.h).
+ * tag_table.c -- creation, growth, insertion and release of the attribution store (see
+ * tag_table.h for the design).
+ *
+ * Who touches what: the observer inserts (tag_table_insert) and adopts indexes
+ * (tag_table_adopt_index); the keeper prepares chunks and indexes (tag_table_prepare)
+ * and frees retired indexes. They share only n_entries (observer → keeper), chunks_ready,
+ * next_index/next_mask/next_n (keeper → observer) and retired (observer → keeper), each
+ * published with a release store and read with an acquire load.
  */
 #include "tag_table.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+/* A new index is prepared once the current one is this full (3/8), and the observer
+ * stops inserting into one that is 7/8 full: between the two, the keeper has the time
+ * the program takes to reach half as many new tuples again as it has. */
+#define INDEX_PREPARE(size) ((size) / 8 * 3)
+#define INDEX_LIMIT(size)   ((size) / 8 * 7)
+/* Chunks the keeper keeps ready beyond the one in use. */
+#define CHUNKS_AHEAD 2
 
 static uint64_t key_hash(const uint64_t *key, unsigned words)
 {
@@ -17,124 +32,245 @@ static uint64_t key_hash(const uint64_t *key, unsigned words)
     return h;
 }
 
-/* calloc, then touch every page so the observer never takes a page fault on it. */
-static void *alloc_touched(size_t n, size_t size, size_t *bytes)
+/* malloc, then touch every page (memset) so the observer never takes a page fault. */
+static void *alloc_touched(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
     void *p = malloc(n * size > 0 ? n * size : 1);
-    if (p) {
-        memset(p, 0, n * size);
-        *bytes += n * size;
-    }
+    if (p) memset(p, 0, n * size);
     return p;
 }
 
-size_t tag_table_bytes(unsigned key_words, unsigned n_rates, uint32_t max_entries,
-                       const struct hist_spec *hist)
+size_t tag_table_entry_bytes(unsigned key_words, unsigned n_rates)
 {
-    double entries = (double)max_entries + 1, index = 4.0 * max_entries;
-    double bytes =
-        index * sizeof(uint32_t) + (double)max_entries * key_words * sizeof(uint64_t) +
-        entries *
-            (sizeof(struct tag_entry) +
-             n_rates * (sizeof(struct rate_stats) + (double)HIST_WORDS(hist) * sizeof(uint64_t)));
+    return sizeof(struct tag_entry) + n_rates * sizeof(struct rate_sums) +
+           key_words * sizeof(uint64_t);
+}
+
+static size_t detail_bytes(unsigned n_rates, const struct hist_spec *hist)
+{
+    return sizeof(struct tag_detail) +
+           n_rates * (sizeof(struct rate_dist) + HIST_WORDS(hist) * sizeof(uint64_t));
+}
+
+size_t tag_table_initial_bytes(unsigned key_words, unsigned n_rates, uint32_t max_detail,
+                               const struct hist_spec *hist)
+{
+    double bytes = (TAG_CHUNK + 1.0) * tag_table_entry_bytes(key_words, n_rates) +
+                   2.0 * TAG_CHUNK * sizeof(uint32_t) +
+                   (double)(max_detail + 1) * detail_bytes(n_rates, hist);
     return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX;
 }
 
+static uint32_t index_size(const struct tag_table *t)
+{
+    return t->index_mask + 1;
+}
+
+static void index_put(uint32_t *index, uint32_t mask, const uint64_t *key, unsigned words,
+                      uint32_t e)
+{
+    uint32_t slot = (uint32_t)key_hash(key, words) & mask;
+    while (index[slot])
+        slot = (slot + 1) & mask;
+    index[slot] = e + 1;
+}
+
 int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, uint32_t max_entries,
-                   const struct hist_spec *hist)
+                   uint32_t max_detail, const struct hist_spec *hist)
 {
     memset(t, 0, sizeof *t);
-    if (max_entries == 0 || max_entries > (1u << 24) || key_words == 0) return -1;
+    if (max_entries == 0 || max_entries > TAG_MAX_CHUNKS * TAG_CHUNK || key_words == 0 ||
+        max_detail > (1u << 20))
+        return -1;
     t->key_words = key_words;
     t->n_rates = n_rates;
+    t->entry_bytes = tag_table_entry_bytes(key_words, n_rates);
     t->max_entries = max_entries;
     t->hist = *hist;
-    uint32_t index_size = 2;
-    while (index_size < 2 * max_entries)
-        index_size <<= 1;
-    t->index_mask = index_size - 1;
-
-    size_t entries = (size_t)max_entries + 1, words = HIST_WORDS(hist);
-    t->index = alloc_touched(index_size, sizeof *t->index, &t->bytes);
-    t->keys = alloc_touched((size_t)max_entries * key_words, sizeof *t->keys, &t->bytes);
-    t->entry = alloc_touched(entries, sizeof *t->entry, &t->bytes);
-    struct rate_stats *stats = alloc_touched(entries * n_rates, sizeof *stats, &t->bytes);
-    uint64_t *h = alloc_touched(entries * n_rates * words, sizeof *h, &t->bytes);
-    if (!t->index || !t->keys || !t->entry || !stats || !h) {
-        free(stats);
+    t->max_detail = max_detail + 1; /* record 0 is `other`'s */
+    t->index_mask = 2 * TAG_CHUNK - 1;
+    t->index = alloc_touched(index_size(t), sizeof *t->index);
+    t->chunk[0] = alloc_touched(TAG_CHUNK, t->entry_bytes);
+    t->other = alloc_touched(1, t->entry_bytes);
+    t->detail = alloc_touched(t->max_detail, sizeof *t->detail);
+    size_t words = HIST_WORDS(hist), nd = t->max_detail;
+    struct rate_dist *dist = alloc_touched(nd * n_rates, sizeof *dist);
+    uint64_t *h = alloc_touched(nd * n_rates * words, sizeof *h);
+    if (!t->index || !t->chunk[0] || !t->other || !t->detail || !dist || !h) {
+        free(dist);
         free(h);
         tag_table_free(t);
         return -1;
     }
-    for (size_t i = 0; i < entries; i++) {
-        t->entry[i].stats = stats + i * n_rates;
-        t->entry[i].hist = h + i * n_rates * words;
+    t->chunks_ready = 1;
+    t->bytes = index_size(t) * sizeof *t->index + TAG_CHUNK * t->entry_bytes + t->entry_bytes +
+               nd * detail_bytes(n_rates, hist);
+    for (size_t i = 0; i < nd; i++) {
+        t->detail[i].dist = dist + i * n_rates;
+        t->detail[i].hist = h + i * n_rates * words;
         for (unsigned r = 0; r < n_rates; r++) {
-            t->entry[i].stats[r].min = INFINITY;
-            t->entry[i].stats[r].max = -INFINITY;
+            t->detail[i].dist[r].min = INFINITY;
+            t->detail[i].dist[r].max = -INFINITY;
         }
     }
+    t->other->detail = 1;
+    t->n_detail = 1;
     return 0;
 }
 
 int tag_table_add_by(struct tag_table *t, unsigned slots)
 {
-    size_t entries = (size_t)t->max_entries + 1;
-    double *by = alloc_touched(entries * slots * 3, sizeof *by, &t->bytes);
+    double *by = alloc_touched((size_t)t->max_detail * slots * 3, sizeof *by);
     if (!by) return -1;
+    t->bytes += (size_t)t->max_detail * slots * 3 * sizeof *by;
     t->by_slots = slots;
-    for (size_t i = 0; i < entries; i++)
-        t->entry[i].by = by + i * slots * 3;
+    for (size_t i = 0; i < t->max_detail; i++)
+        t->detail[i].by = by + i * slots * 3;
     return 0;
 }
 
 void tag_table_free(struct tag_table *t)
 {
-    if (t->entry) {
-        free(t->entry[0].stats);
-        free(t->entry[0].hist);
-        free(t->entry[0].by);
+    if (t->detail) {
+        free(t->detail[0].dist);
+        free(t->detail[0].hist);
+        free(t->detail[0].by);
     }
-    free(t->entry);
-    free(t->keys);
+    free(t->detail);
+    for (unsigned i = 0; i < TAG_MAX_CHUNKS; i++)
+        free(t->chunk[i]);
+    free(t->other);
     free(t->index);
+    free(t->next_index);
+    free(t->retired);
     memset(t, 0, sizeof *t);
+}
+
+void tag_table_give_detail(struct tag_table *t, struct tag_entry *e)
+{
+    struct tag_detail *d = &t->detail[t->n_detail++];
+    d->since = e->samples;
+    e->detail = t->n_detail;
+}
+
+/* The entry number of key, or UINT32_MAX; *slot: where it is or would go. */
+static uint32_t index_find(const struct tag_table *t, const uint64_t *key, uint32_t *slot)
+{
+    size_t len = t->key_words * sizeof *key;
+    uint32_t s = (uint32_t)key_hash(key, t->key_words) & t->index_mask;
+    for (;; s = (s + 1) & t->index_mask) {
+        uint32_t e = t->index[s];
+        if (e == 0) break;
+        if (memcmp(tag_table_key(t, e - 1), key, len) == 0) {
+            *slot = s;
+            return e - 1;
+        }
+    }
+    *slot = s;
+    return UINT32_MAX;
 }
 
 struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key)
 {
-    size_t len = t->key_words * sizeof *key;
-    uint32_t slot = (uint32_t)key_hash(key, t->key_words) & t->index_mask;
-    for (;; slot = (slot + 1) & t->index_mask) {
-        uint32_t e = t->index[slot];
-        if (e == 0) break;
-        if (memcmp(tag_table_key(t, e - 1), key, len) == 0) {
-            t->last = &t->entry[e - 1];
-            t->last_key = tag_table_key(t, e - 1);
-            return t->last;
-        }
+    uint32_t slot, found = index_find(t, key, &slot);
+    if (found != UINT32_MAX) {
+        t->last = tag_table_entry(t, found);
+        t->last_key = tag_entry_key(t, t->last);
+        return t->last;
     }
-    if (t->n_entries == t->max_entries) {
+    uint32_t e = t->n_entries;
+    int why = -1;
+    if (e == t->max_entries)
+        why = TAG_OTHER_FULL;
+    else if ((e >> TAG_CHUNK_BITS) >= __atomic_load_n(&t->chunks_ready, __ATOMIC_ACQUIRE) ||
+             t->index_used + 1 > INDEX_LIMIT(index_size(t)))
+        why = TAG_OTHER_BEHIND;
+    if (why >= 0) {
+        t->why = (unsigned char)why;
         t->last = NULL; /* never cache `other`: a new tuple must not hide behind it */
-        return tag_table_other(t);
+        return t->other;
     }
-    uint32_t e = t->n_entries++;
-    memcpy(&t->keys[(size_t)e * t->key_words], key, len);
+    struct tag_entry *n = tag_table_entry(t, e);
+    memcpy(tag_entry_key(t, n), key, t->key_words * sizeof *key);
     t->index[slot] = e + 1;
-    t->last = &t->entry[e];
-    t->last_key = tag_table_key(t, e);
-    return t->last;
+    t->index_used++;
+    __atomic_store_n(&t->n_entries, e + 1, __ATOMIC_RELEASE); /* the key is published */
+    t->last = n;
+    t->last_key = tag_entry_key(t, n);
+    return n;
 }
 
-static void stats_merge(struct rate_stats *d, const struct rate_stats *s)
+void tag_table_adopt_index(struct tag_table *t)
+{
+    uint32_t *next = t->next_index, mask = t->next_mask;
+    if (__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE)) return; /* the last one is not freed */
+    for (uint32_t e = t->next_n; e < t->n_entries; e++) /* tuples after the keeper's snapshot */
+        index_put(next, mask, tag_table_key(t, e), t->key_words, e);
+    uint32_t *old = t->index;
+    t->retired_bytes = index_size(t) * sizeof *t->index;
+    t->index = next;
+    __atomic_store_n(&t->index_mask, mask, __ATOMIC_RELAXED); /* the keeper reads it */
+    t->index_used = t->n_entries;
+    __atomic_store_n(&t->retired, old, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->next_index, NULL, __ATOMIC_RELEASE);
+}
+
+/* A new index of `size` slots holding entries [0, n): NULL out of memory. */
+static uint32_t *index_build(const struct tag_table *t, uint32_t size, uint32_t n)
+{
+    uint32_t *index = alloc_touched(size, sizeof *index);
+    if (!index) return NULL;
+    for (uint32_t e = 0; e < n; e++)
+        index_put(index, size - 1, tag_table_key(t, e), t->key_words, e);
+    return index;
+}
+
+int tag_table_prepare(struct tag_table *t)
+{
+    int did = 0;
+    uint32_t *old = __atomic_load_n(&t->retired, __ATOMIC_ACQUIRE);
+    if (old) {
+        free(old);
+        t->bytes -= t->retired_bytes;
+        __atomic_store_n(&t->retired, NULL, __ATOMIC_RELEASE);
+        did = 1;
+    }
+    uint32_t n = __atomic_load_n(&t->n_entries, __ATOMIC_ACQUIRE);
+    uint32_t ready = __atomic_load_n(&t->chunks_ready, __ATOMIC_RELAXED);
+    uint32_t want = (n >> TAG_CHUNK_BITS) + 1 + CHUNKS_AHEAD,
+             limit = (t->max_entries - 1) / TAG_CHUNK + 1;
+    if (want > limit) want = limit;
+    while (ready < want) {
+        unsigned char *c = alloc_touched(TAG_CHUNK, t->entry_bytes);
+        if (!c) return -1;
+        t->chunk[ready] = c;
+        t->bytes += TAG_CHUNK * t->entry_bytes;
+        __atomic_store_n(&t->chunks_ready, ++ready, __ATOMIC_RELEASE);
+        did = 1;
+    }
+    /* The index: a new one is needed once it holds INDEX_PREPARE of its size; n says how
+     * many it holds closely enough (the index holds every entry but those waiting for an
+     * adoption, and none wait while next_index is NULL). The observer writes index_mask
+     * before it publishes `retired`, which was NULL when this call read it above. */
+    uint32_t size = __atomic_load_n(&t->index_mask, __ATOMIC_RELAXED) + 1;
+    if (!__atomic_load_n(&t->next_index, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE) && n >= INDEX_PREPARE(size) &&
+        INDEX_LIMIT(size) < t->max_entries) {
+        uint32_t *index = index_build(t, size * 2, n);
+        if (!index) return -1;
+        t->bytes += (size_t)size * 2 * sizeof *index;
+        t->next_mask = size * 2 - 1;
+        t->next_n = n;
+        __atomic_store_n(&t->next_index, index, __ATOMIC_RELEASE);
+        did = 1;
+    }
+    return did;
+}
+
+static void sums_merge(struct rate_sums *d, const struct rate_sums *s)
 {
     d->periods += s->periods;
-    d->n += s->n;
-    d->sum += s->sum;
-    d->sumsq += s->sumsq;
-    d->min = s->min < d->min ? s->min : d->min;
-    d->max = s->max > d->max ? s->max : d->max;
     d->sum_a += s->sum_a;
     d->sum_b += s->sum_b;
     d->sum_aa += s->sum_aa;
@@ -142,25 +278,66 @@ static void stats_merge(struct rate_stats *d, const struct rate_stats *s)
     d->sum_ab += s->sum_ab;
 }
 
-static void entry_merge(const struct tag_table *t, struct tag_entry *d, const struct tag_entry *s)
+static void dist_merge(struct rate_dist *d, const struct rate_dist *s)
 {
-    size_t words = HIST_WORDS(&t->hist);
+    d->n += s->n;
+    d->sum += s->sum;
+    d->sumsq += s->sumsq;
+    d->min = s->min < d->min ? s->min : d->min;
+    d->max = s->max > d->max ? s->max : d->max;
+}
+
+/* Called before d's samples include s's. The merged record describes what each side's
+ * record did: `since` becomes the samples of both that no record describes. */
+static void detail_merge(struct tag_table *dst, struct tag_entry *d, const struct tag_table *src,
+                         const struct tag_entry *s)
+{
+    const struct tag_detail *sd = tag_entry_detail(src, s);
+    struct tag_detail *dd = tag_entry_detail(dst, d);
+    uint64_t uncovered = (dd ? dd->since : d->samples) + (sd ? sd->since : s->samples);
+    if (dd) dd->since = uncovered;
+    if (!sd) return;
+    if (!dd) {
+        if (dst->n_detail >= dst->max_detail) return;
+        tag_table_give_detail(dst, d);
+        dd = tag_entry_detail(dst, d);
+        dd->since = uncovered;
+    }
+    size_t words = HIST_WORDS(&dst->hist);
+    for (unsigned r = 0; r < dst->n_rates; r++) {
+        dist_merge(&dd->dist[r], &sd->dist[r]);
+        for (size_t w = 0; w < words; w++)
+            dd->hist[r * words + w] += sd->hist[r * words + w];
+    }
+    if (dd->by && sd->by)
+        for (size_t k = 0; k < (size_t)dst->by_slots * 3; k++)
+            dd->by[k] += sd->by[k];
+}
+
+static void entry_merge(struct tag_table *dst, struct tag_entry *d, const struct tag_table *src,
+                        const struct tag_entry *s)
+{
+    uint64_t straddled = (uint64_t)d->straddled + s->straddled;
+    detail_merge(dst, d, src, s);
     d->samples += s->samples;
     d->cycles += s->cycles;
     d->kept += s->kept;
-    for (unsigned r = 0; r < t->n_rates; r++) {
-        stats_merge(&d->stats[r], &s->stats[r]);
-        for (size_t w = 0; w < words; w++)
-            d->hist[r * words + w] += s->hist[r * words + w];
-    }
-    if (d->by && s->by)
-        for (size_t k = 0; k < (size_t)t->by_slots * 3; k++)
-            d->by[k] += s->by[k];
+    d->straddled = straddled > UINT32_MAX ? UINT32_MAX : (uint32_t)straddled;
+    for (unsigned r = 0; r < dst->n_rates; r++)
+        sums_merge(&d->sums[r], &s->sums[r]);
 }
 
 void tag_table_merge(struct tag_table *dst, const struct tag_table *src)
 {
-    for (uint32_t i = 0; i < src->n_entries; i++)
-        entry_merge(dst, tag_table_insert(dst, tag_table_key(src, i)), &src->entry[i]);
-    entry_merge(dst, tag_table_other(dst), &src->entry[src->max_entries]);
+    for (uint32_t i = 0; i < src->n_entries; i++) {
+        while (tag_table_prepare(dst) > 0) /* stopped: grow here, adopt at once */
+            tag_table_adopt(dst);
+        const struct tag_entry *s = tag_table_entry(src, i);
+        struct tag_entry *d = tag_table_insert(dst, tag_entry_key(src, s));
+        if (tag_table_is_other(dst, d)) dst->other_why[dst->why] += s->samples;
+        entry_merge(dst, d, src, s);
+    }
+    entry_merge(dst, tag_table_other(dst), src, tag_table_other(src));
+    for (int w = 0; w < TAG_OTHER_REASONS; w++)
+        dst->other_why[w] += src->other_why[w];
 }

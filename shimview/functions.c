@@ -15,6 +15,7 @@
  * serve the compiler pass's tables too (`loops`, `paths`: calltree.h, view_*).
  */
 #include "calltree.h"
+#include "loss.h"
 #include "commands.h"
 #include "match.h"
 #include "stats.h"
@@ -469,6 +470,7 @@ static int run(int argc, char **argv, const char *cmd, const char *usage,
     if ((rc = calltree_load(o.file, &p, &ct)) != 0) return rc;
     size_t rate = 0;
     rc = o.rate ? calltree_find_rate(p, o.rate, cmd, &rate) : 0;
+    if (rc == 0) loss_print(p, o.t.csv ? stderr : stdout); /* above the table, never in CSV */
     if (rc == 0 && print(ct, &o, o.rate ? (long)rate : -1) != 0) {
         fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
         rc = EXIT_FILE_ERROR;

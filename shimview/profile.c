@@ -115,26 +115,64 @@ static int read_linhist(struct reader *r, const json_t *parent, struct profile_l
 
 /* ---- tag entries ---- */
 
-static int element_rate_stats(struct reader *r, const json_t *v, void *elem, void *ctx)
+/* Members `names` of v into `fields`: all required when `required`, else each optional;
+ * 1 in *all when every one is present. */
+static int read_numbers(struct reader *r, const json_t *v, const char *const *names,
+                        double *const *fields, size_t n, int required, int *all)
 {
-    static const char *const names[] = {"rate", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab",
-                                        "mean", "sum",   "sumsq", "min",    "max"};
-    struct profile_rate_stats *s = elem;
-    double *fields[] = {&s->rate, &s->sum_a, &s->sum_b, &s->sum_aa, &s->sum_bb, &s->sum_ab,
-                        &s->mean, &s->sum,   &s->sumsq, &s->min,    &s->max};
-    int present, all = 1;
-    (void)ctx;
-    if (!json_is_object(v)) return reader_expected(r, v, "an object");
-    if (member_u64(r, v, "n", &s->n)) return -1;
-    /* With no kept periods there is nothing to summarise: the format leaves all but n
-     * and hist out; a writer that includes them must still give numbers. */
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int rc = s->n > 0 ? member_number(r, v, names[i], fields[i])
+    int present;
+    *all = 1;
+    for (size_t i = 0; i < n; i++) {
+        int rc = required ? member_number(r, v, names[i], fields[i])
                           : member_optional(r, v, names[i], value_number, fields[i], &present);
         if (rc) return -1;
-        if (s->n == 0 && !present) all = 0;
+        if (!required && !present) *all = 0;
     }
-    s->has_stats = s->n > 0 || all;
+    return 0;
+}
+
+/*
+ * A rate of an entry. The sums over its kept periods (`periods`, then rate and sum_a to
+ * sum_ab when periods > 0) are in every entry; the distribution of the per-period rates
+ * (`n`, then mean to max when n > 0, and `hist`) only in entries that have a detail
+ * record. Without one, n reads as periods (the count the intervals use) and the
+ * histogram is empty. Profiles from before the detail records have n and hist always,
+ * and may lack periods (it reads as n).
+ */
+static int element_rate_stats(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    static const char *const sums[] = {"rate", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab"};
+    /* mean to max read as 0 where there is no distribution (has_dist says which) */
+    static const char *const dist[] = {"mean", "sum", "sumsq", "min", "max"};
+    struct profile_rate_stats *s = elem;
+    double *sum_fields[] = {&s->rate, &s->sum_a, &s->sum_b, &s->sum_aa, &s->sum_bb, &s->sum_ab};
+    double *dist_fields[] = {&s->mean, &s->sum, &s->sumsq, &s->min, &s->max};
+    int present, all_sums, all_dist;
+    if (!json_is_object(v)) return reader_expected(r, v, "an object");
+    if (member_optional(r, v, "n", value_u64, &s->n, &s->has_dist) ||
+        member_optional(r, v, "periods", value_u64, &s->periods, &present))
+        return -1;
+    if (!present && !s->has_dist) return member_u64(r, v, "periods", &s->periods); /* says so */
+    if (!present) s->periods = s->n;
+    if (!s->has_dist) s->n = s->periods;
+    /* With no kept periods there is nothing to summarise: the format leaves the sums
+     * out; a writer that includes them must still give numbers. */
+    /* The rate is null where sum_b is 0 (a denominator that never moved): there is then
+     * no rate to show, as when no period was kept. */
+    int has_rate;
+    if (member_optional(r, v, "rate", value_number, &s->rate, &has_rate) ||
+        read_numbers(r, v, sums + 1, sum_fields + 1, 5, s->periods > 0, &all_sums) ||
+        read_numbers(r, v, dist, dist_fields, 5, s->has_dist && s->n > 0, &all_dist))
+        return -1;
+    s->has_stats = has_rate && (s->periods > 0 || all_sums);
+    if (!s->has_dist) { /* an empty histogram of the profile's shape */
+        const struct profile *p = ctx;
+        if (!s->has_stats) s->n = 0;
+        s->hist.buckets = p->config.hist_buckets;
+        s->hist.lo = p->config.hist_lo;
+        s->hist.hi = p->config.hist_hi;
+        return member_null(r, v, "hist", "nothing (a rate without n has no distribution)");
+    }
     return read_linhist(r, v, &s->hist);
 }
 
@@ -175,7 +213,7 @@ static int read_tag_rates(struct reader *r, const json_t *v, struct profile_tag 
     size_t n, mark = path_key(r, "rates");
     const json_t *rates = json_object_get(v, "rates");
     if (array_length(r, rates, p->nrates, "one per top-level rates entry") ||
-        array_read(r, rates, sizeof *t->rates, element_rate_stats, NULL, &t->rates, &n))
+        array_read(r, rates, sizeof *t->rates, element_rate_stats, (void *)p, &t->rates, &n))
         return -1;
     path_restore(r, mark);
     return 0;
@@ -259,6 +297,24 @@ static int read_tag_by(struct reader *r, const json_t *v, struct profile_tag *t,
     return 0;
 }
 
+/* `detail`: null, absent (profiles from before it), or {"since": samples}. */
+static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag *t)
+{
+    const json_t *d = json_object_get(v, "detail");
+    json_t *o;
+    size_t mark;
+    t->detail_since = 0;
+    if (!d || json_is_null(d)) return 0;
+    if (member_object(r, v, "detail", &o, &mark) || member_u64(r, o, "since", &t->detail_since))
+        return -1;
+    if (t->detail_since > t->samples)
+        return reader_fail(r, "since (%" PRIu64 ") is more than the entry's samples (%" PRIu64 ")",
+                           t->detail_since, t->samples);
+    path_restore(r, mark);
+    t->has_detail = 1;
+    return 0;
+}
+
 struct tag_ctx {
     const struct profile *p;
     int is_other;
@@ -283,7 +339,9 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
     }
     if (member_u64(r, v, "samples", &t->samples) ||
         member(r, v, "share", value_fraction, &t->share) ||
-        member_u64(r, v, "cycles", &t->cycles) || member_u64(r, v, "kept", &t->kept))
+        member_u64(r, v, "cycles", &t->cycles) || member_u64(r, v, "kept", &t->kept) ||
+        member_optional(r, v, "straddled", value_u64, &t->straddled, NULL) ||
+        read_tag_detail(r, v, t))
         return -1;
     if (t->kept > t->samples) {
         path_key(r, "kept");
@@ -360,7 +418,8 @@ static int read_config(struct reader *r, const json_t *root, struct profile_conf
                       &c->ntag_slots) ||
         member_values(r, o, "counter_slots", sizeof *c->counter_slots, value_u64, &c->counter_slots,
                       &c->ncounter_slots) ||
-        read_config_hist(r, o, c) || member_u64(r, o, "max_tags", &c->max_tags))
+        read_config_hist(r, o, c) || member_u64(r, o, "max_tags", &c->max_tags) ||
+        member_optional(r, o, "hist_tuples", value_u64, &c->hist_tuples, NULL))
         return -1;
     path_restore(r, mark);
     return 0;
@@ -497,6 +556,21 @@ static int element_rate(struct reader *r, const json_t *v, void *elem, void *ctx
 
 /* ---- totals and cost ---- */
 
+/* samples.other_why: why samples went to `other` (absent in profiles from before it). */
+static int read_other_why(struct reader *r, const json_t *samples, struct profile_samples *s)
+{
+    json_t *o;
+    size_t mark;
+    const json_t *v = json_object_get(samples, "other_why");
+    if (!v || json_is_null(v)) return 0;
+    if (member_object(r, samples, "other_why", &o, &mark) ||
+        member_u64(r, o, "full", &s->other_full) || member_u64(r, o, "behind", &s->other_behind))
+        return -1;
+    path_restore(r, mark);
+    s->has_other_why = 1;
+    return 0;
+}
+
 static int read_samples(struct reader *r, const json_t *root, struct profile_samples *s)
 {
     json_t *o;
@@ -507,18 +581,27 @@ static int read_samples(struct reader *r, const json_t *root, struct profile_sam
         member_u64(r, o, "kept", &s->kept) || member_u64(r, o, "discarded", &s->discarded) ||
         member_u64(r, o, "thread_changes", &s->thread_changes) ||
         member_u64(r, o, "other", &s->other) ||
-        member_u64(r, o, "distinct_tags", &s->distinct_tags))
+        member_u64(r, o, "distinct_tags", &s->distinct_tags) ||
+        member_optional(r, o, "straddled", value_u64, &s->straddled, NULL) ||
+        read_other_why(r, o, s))
         return -1;
     /* Each term is below 2^63, so a sum of two cannot wrap, but one of three can: the
      * second identity is checked as total - interrupted == rated + thread_changes. */
     if (s->kept + s->discarded != s->rated)
         return reader_fail(r, "kept (%" PRIu64 ") + discarded (%" PRIu64 ") != rated (%" PRIu64 ")",
                            s->kept, s->discarded, s->rated);
-    if (s->interrupted > s->total || s->total - s->interrupted != s->rated + s->thread_changes)
+    if (s->interrupted > s->total || s->straddled > s->total - s->interrupted ||
+        s->total - s->interrupted - s->straddled != s->rated + s->thread_changes)
         return reader_fail(r,
                            "rated (%" PRIu64 ") + thread_changes (%" PRIu64
-                           ") + interrupted (%" PRIu64 ") != total (%" PRIu64 ")",
-                           s->rated, s->thread_changes, s->interrupted, s->total);
+                           ") + straddled (%" PRIu64 ") + interrupted (%" PRIu64
+                           ") != total (%" PRIu64 ")",
+                           s->rated, s->thread_changes, s->straddled, s->interrupted, s->total);
+    if (s->other_full > s->other || s->other_behind > s->other - s->other_full)
+        return reader_fail(r,
+                           "other_why (full %" PRIu64 ", behind %" PRIu64 ") holds more than other "
+                           "(%" PRIu64 ")",
+                           s->other_full, s->other_behind, s->other);
     path_restore(r, mark);
     return 0;
 }
@@ -531,7 +614,8 @@ static int read_cost(struct reader *r, const json_t *root, struct profile_cost *
         member_number(r, o, "samples_per_second", &c->samples_per_second) ||
         member_number(r, o, "observer_cpu_seconds", &c->observer_cpu_seconds) ||
         member_number(r, o, "observer_cpu_share", &c->observer_cpu_share) ||
-        member_u64(r, o, "tag_table_bytes", &c->tag_table_bytes))
+        member_u64(r, o, "tag_table_bytes", &c->tag_table_bytes) ||
+        member_optional(r, o, "tag_entry_bytes", value_u64, &c->tag_entry_bytes, NULL))
         return -1;
     path_restore(r, mark);
     return 0;

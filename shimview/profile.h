@@ -65,10 +65,12 @@ struct profile_linhist {
 /* One rate of one tag entry, in the order of profile.rates. For one kept period,
  * a = delta(counter) * scale, b = its TSC cycles and r = a / b. */
 struct profile_rate_stats {
-    uint64_t n;    /* kept periods with a finite rate */
-    int has_stats; /* the members below are present: always when n > 0 (when n is 0 the
-                    * format leaves them out, and they read as 0) */
-    double rate;   /* sum_a / sum_b: the ratio estimate, the figure to quote */
+    uint64_t n;       /* kept periods with a finite rate; without a distribution, periods */
+    uint64_t periods; /* kept periods in the sums */
+    int has_dist;     /* the entry had a detail record: mean to max and hist are present */
+    int has_stats;    /* the sums below are present: always when periods > 0 (when it is 0
+                       * the format leaves them out, and they read as 0) */
+    double rate;      /* sum_a / sum_b: the ratio estimate, the figure to quote */
     double sum_a, sum_b, sum_aa, sum_bb, sum_ab;
     double mean, sum, sumsq, min, max; /* of the per-period rates r */
     struct profile_linhist hist;       /* of r */
@@ -195,7 +197,10 @@ struct profile_tag {
     uint64_t *values;   /* as written; a negative JSON integer is read modulo 2^64 */
     const char **names; /* per value: the name, or NULL */
     uint64_t samples, cycles, kept;
-    double share;                     /* samples / samples.total, as written */
+    uint64_t straddled;    /* periods not rated: the tuple changed within them */
+    int has_detail;        /* the distributions (rates[].has_dist) cover the periods after */
+    uint64_t detail_since; /* this many samples */
+    double share;          /* samples / samples.total, as written */
     struct profile_rate_stats *rates; /* profile.nrates entries */
     struct profile_by_slot *by;       /* profile.by.buckets + 2 slots when profile.has_by,
                                        * else NULL */
@@ -240,6 +245,7 @@ struct profile_program {
 struct profile_config {
     const char *output;
     uint64_t period, max_tags;
+    uint64_t hist_tuples;    /* tuples that may have rate histograms; 0 in older profiles */
     uint64_t dte_resolution; /* skews up to this many cycles pass DTE (0 if absent) */
     double jitter, dte_tolerance;
     int64_t observer_cpu; /* -1: chosen by shim */
@@ -329,11 +335,15 @@ struct profile_rate {
 struct profile_samples {
     uint64_t total, interrupted, max_period, rated, kept, discarded, thread_changes, other;
     uint64_t distinct_tags;
+    uint64_t straddled;                /* attributed, not rated: the tuple changed within */
+    uint64_t other_full, other_behind; /* why samples went to other (has_other_why) */
+    int has_other_why;
 };
 
 struct profile_cost {
     double samples_per_second, observer_cpu_seconds, observer_cpu_share;
     uint64_t tag_table_bytes;
+    uint64_t tag_entry_bytes; /* 0 in profiles from before compact entries */
 };
 
 struct profile {

@@ -36,6 +36,7 @@
 #include "profile.h"
 #include "profile_threads.h"
 #include "report.h"
+#include "loss.h"
 #include "rows.h"
 #include "sparkline.h"
 #include "stats.h"
@@ -296,6 +297,8 @@ static void print_header(struct report_out *o, const struct profile *p)
          "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64 "): %s, sharing %s",
          pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
     print_threads(o, p);
+    char loss[512];
+    if (loss_describe(p, loss, sizeof loss)) fact(o, "warning", "%s", loss);
 }
 
 static void print_rate_legend(struct report_out *o, const struct profile *p,
@@ -323,9 +326,13 @@ static void print_dte(struct report_out *o, const struct profile *p)
 {
     const struct profile_samples *s = &p->samples;
     char a[32], b[32], c[32], d[32], e[32];
-    fact(o, "samples", "%s periods, %s distinct tags, %s to other (tag table full)",
+    fact(o, "samples", "%s periods, %s distinct tags, %s to other (no room for their tuple)",
          fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
          fmt_count(s->other, c, sizeof c));
+    fact(o, "",
+         "%s straddled a change of tag tuple: counted in the shares, not in the rates (their "
+         "counts mix two tuples)",
+         fmt_count(s->straddled, a, sizeof a));
     fact(o, "",
          "%s interrupted, not attributed (the observer was aggregating, or a period "
          "exceeded %s cycles)",

@@ -9,7 +9,11 @@
  *     taken over the phases only (the program also runs briefly outside them);
  *   - the phase's rate (the profile's `rate`, sum of counts over sum of cycles).
  *
+ * and, with --other-pct, the share of the attributed samples that went to `other` (no
+ * room for their tuple) must stay below X percent.
+ *
  * Usage: check_fidelity PROFILE TRUTH [--samples-pp X] [--time-pp X] [--rate-pct X]
+ *                       [--other-pct X]
  * A limit of 0 (or absent) skips that check. Exit 0 when every check passes.
  */
 #include <jansson.h>
@@ -39,6 +43,8 @@ static int load_truth(const char *path, struct phase *p, int *n)
     return *n ? 0 : -1;
 }
 
+static double other_pct; /* of the attributed samples, from the profile */
+
 static int load_profile(const char *path, struct phase *p, int n)
 {
     json_error_t err;
@@ -47,7 +53,10 @@ static int load_profile(const char *path, struct phase *p, int n)
         fprintf(stderr, "%s:%d: %s\n", path, err.line, err.text);
         return -1;
     }
-    json_t *tags = json_object_get(doc, "tags"), *t;
+    json_t *s = json_object_get(doc, "samples"), *tags = json_object_get(doc, "tags"), *t;
+    double attributed = json_number_value(json_object_get(s, "total")) -
+                        json_number_value(json_object_get(s, "interrupted"));
+    other_pct = 100 * json_number_value(json_object_get(s, "other")) / attributed;
     size_t i;
     json_array_foreach(tags, i, t)
     {
@@ -67,7 +76,7 @@ static int load_profile(const char *path, struct phase *p, int n)
 
 int main(int argc, char **argv)
 {
-    double samples_pp = 0, time_pp = 0, rate_pct = 0;
+    double samples_pp = 0, time_pp = 0, rate_pct = 0, other_limit = 0;
     struct phase p[MAX_PHASES] = {0};
     int n, passed = 0, failed = 0;
     if (argc < 3) {
@@ -83,6 +92,8 @@ int main(int argc, char **argv)
             time_pp = v;
         else if (strcmp(argv[i], "--rate-pct") == 0)
             rate_pct = v;
+        else if (strcmp(argv[i], "--other-pct") == 0)
+            other_limit = v;
         else
             return fprintf(stderr, "unknown option %s\n", argv[i]), 2;
     }
@@ -101,6 +112,12 @@ int main(int argc, char **argv)
                  (!time_pp || fabs(ts - truth) <= time_pp) && (!rate_pct || fabs(err) <= rate_pct);
         printf("%-8s %9.2f %9.2f %9.2f %9.4f %9.4f %+8.2f%% %s\n", p[k].name, truth, ss, ts,
                p[k].true_rate, p[k].rate, err, ok ? "ok" : "FAIL");
+        ok ? passed++ : failed++;
+    }
+    if (other_limit) {
+        int ok = other_pct < other_limit;
+        printf("other: %.3f%% of the attributed samples (limit %.1f%%) %s\n", other_pct,
+               other_limit, ok ? "ok" : "FAIL");
         ok ? passed++ : failed++;
     }
     printf("limits: samples %.1f pp, time %.1f pp, rate %.1f%% (0 = not checked)\n", samples_pp,

@@ -232,8 +232,8 @@ int main(int argc, char **argv)
         struct rlimit lim = {(rlim_t)(address_space() + (64l << 20)),
                              (rlim_t)(address_space() + (64l << 20))};
         setrlimit(RLIMIT_AS, &lim);
-        setenv("SHIM_MAX_TAGS", "40000", 1); /* ~160 MB of tables, under shim's own cap */
-        setenv("SHIM_COUNTERS", "0", 1);     /* one rate */
+        setenv("SHIM_HIST_TUPLES", "40000", 1); /* ~160 MB of histograms, under shim's cap */
+        setenv("SHIM_COUNTERS", "0", 1);        /* one rate */
         start();
         work(0.05);
         printf("still running\n");

@@ -74,8 +74,8 @@ static inline double now_ns(void)
 static inline int ran_side_by_side(const struct observer *obs, double max_lost)
 {
     uint64_t attributed = 0;
-    for (uint32_t i = 0; i <= obs->tags.max_entries; i++)
-        attributed += obs->tags.entry[i].cycles;
+    for (uint32_t i = 0; i <= obs->tags.n_entries; i++)
+        attributed += tag_table_at(&obs->tags, i)->cycles;
     double lost = 1.0 - (double)attributed / (double)(obs->last_tsc - obs->first_tsc);
     if (lost <= max_lost) return 1;
     print_message("skipped: %.0f%% of the run's time was in interrupted periods (a busy "

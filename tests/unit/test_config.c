@@ -104,7 +104,8 @@ static const struct var_case var_cases[] = {
      {"500:0:4", "10:-1:1", "1:0:1e-3", "100000:0:1"},
      {"0:0:4", "500:4:0", "500:0", "500:0:4:5", "x:0:4", "100001:0:1", "500:1:1", "", "500",
       "500::4", "500:0:inf", "-5:0:4"}},
-    {"SHIM_MAX_TAGS", {"1", "1048576", "1024"}, {"0", "1048577", "", "-1", "1k"}},
+    {"SHIM_MAX_TAGS", {"1", "16777216", "1024"}, {"0", "16777217", "", "-1", "1k"}},
+    {"SHIM_HIST_TUPLES", {"0", "65536", "256"}, {"65537", "", "-1", "1k"}},
     {"SHIM_RATES",
      {"a=x/y", "bpi=bytes/items, ipkc=items*1000/cycles", "r=a*0.5/cycles", "c.d=e_f/g.h"},
      {"", "x", "x=", "x=a", "x=a/", "=a/b", "x=a*0/b", "x=a*-1/b", "x=a/b,x=c/d", "x=a/b;",
@@ -290,7 +291,8 @@ static const struct field_case effects[] = {
     {SETTING("SHIM_HIST", "10:-1:1", cfg.hist_buckets, 'w', 10)},
     {SETTING("SHIM_HIST", "10:-1:1", cfg.hist_lo, 'd', -1)},
     {SETTING("SHIM_HIST", "1:0:1e-3", cfg.hist_hi, 'd', 1e-3)},
-    {SETTING("SHIM_MAX_TAGS", "1048576", cfg.max_tags, 'w', 1048576)},
+    {SETTING("SHIM_MAX_TAGS", "16777216", cfg.max_tags, 'w', 16777216)},
+    {SETTING("SHIM_HIST_TUPLES", "4096", hist_tuples, 'w', 4096)},
     {SETTING("SHIM_ALLOC", "on", alloc, 'i', ALLOC_ON)},
     {SETTING("SHIM_ALLOC", "off", alloc, 'i', ALLOC_OFF)},
     {SETTING("SHIM_ALLOC", "auto", alloc, 'i', ALLOC_AUTO)},
@@ -607,7 +609,8 @@ static void defaults(void **state)
     assert_false(s.cfg.strict);
     assert_int_equal(s.cfg.hist_buckets, 500);
     assert_true(s.cfg.hist_lo == 0.0 && s.cfg.hist_hi == 4.0);
-    assert_int_equal(s.cfg.max_tags, 1024);
+    assert_int_equal(s.cfg.max_tags, 1048576);
+    assert_int_equal(s.hist_tuples, 256);
     assert_int_equal(s.cfg.observer_cpu, -1);
     assert_string_equal(s.output, "shim-%e-%p.json");
     assert_ptr_equal(s.cfg.output, s.output);

@@ -120,12 +120,12 @@ static const struct tag_entry *entry_of(const struct observer *o, uint64_t tag)
 {
     for (uint32_t i = 0; i < o->tags.n_entries; i++) {
         const uint64_t *k = tag_table_key(&o->tags, i);
-        if (k[0] == thread_word && k[1] == tag) return &o->tags.entry[i];
+        if (k[0] == thread_word && k[1] == tag) return tag_table_entry(&o->tags, i);
     }
     return NULL;
 }
 
-static double ratio(const struct rate_stats *s)
+static double ratio(const struct rate_sums *s)
 {
     return s->sum_b > 0 ? s->sum_a / s->sum_b : NAN;
 }
@@ -156,11 +156,11 @@ static void core_minus_own_is_the_programs_rate(void **state)
     assert_non_null(idle);
     assert_int_equal(core_reads, own_reads);
     if (!ran_side_by_side(&o, 0.05)) skip();
-    double core = ratio(&busy->stats[RATE_CORE]), sw = ratio(&busy->stats[RATE_SW]);
+    double core = ratio(&busy->sums[RATE_CORE]), sw = ratio(&busy->sums[RATE_SW]);
     assert_true(sw > 0);
     assert_true(fabs(core / sw - 1.0) < 0.05);
     /* without the subtraction the idle phase would read OWN_STEP per period */
-    assert_true(ratio(&idle->stats[RATE_CORE]) < 0.05 * core);
+    assert_true(ratio(&idle->sums[RATE_CORE]) < 0.05 * core);
 }
 
 /* Slow counters are read only every slow_period cycles, and their rates come from spans
@@ -176,19 +176,19 @@ static void slow_readings_rate_within_one_tag(void **state)
     assert_true(o.totals.slow_attributed > 0);
     assert_true(o.totals.slow_attributed < o.totals.slow_spans); /* phase changes */
     uint64_t spans = 0;
-    for (uint32_t i = 0; i <= o.tags.max_entries; i++)
-        spans += o.tags.entry[i].stats[RATE_SLOW].periods;
+    for (uint32_t i = 0; i <= o.tags.n_entries; i++)
+        spans += tag_table_at(&o.tags, i)->sums[RATE_SLOW].periods;
     assert_int_equal(spans, o.totals.slow_attributed);
     if (!ran_side_by_side(&o, 0.05)) skip();
-    double slow = ratio(&busy->stats[RATE_SLOW]), sw = ratio(&busy->stats[RATE_SW]);
-    assert_true(busy->stats[RATE_SLOW].periods > 0);
+    double slow = ratio(&busy->sums[RATE_SLOW]), sw = ratio(&busy->sums[RATE_SW]);
+    assert_true(busy->sums[RATE_SLOW].periods > 0);
     /* within 10%: preemptions of the observer leave periods out of the fast rate that
      * spans keep (typically the two agree within 1%) */
     assert_true(fabs(slow / sw - 1.0) < 0.10);
-    assert_true(idle->stats[RATE_SLOW].periods > 0);
-    assert_true(ratio(&idle->stats[RATE_SLOW]) == 0.0);
+    assert_true(idle->sums[RATE_SLOW].periods > 0);
+    assert_true(ratio(&idle->sums[RATE_SLOW]) == 0.0);
     /* fast rates never take a slow reading's periods, and the reverse */
-    assert_true(busy->stats[RATE_SW].periods > busy->stats[RATE_SLOW].periods * 10);
+    assert_true(busy->sums[RATE_SW].periods > busy->sums[RATE_SLOW].periods * 10);
 }
 
 /* A plan the observer refuses: a slow reading before a fast one, or an own reading that

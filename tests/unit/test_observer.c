@@ -93,6 +93,7 @@ static void run_observer_limited(struct observer *o, const struct run_options *o
         .dte_tolerance = 0.01,
         .dte_off = opt->dte_off,
         .max_tags = opt->max_tags,
+        .max_detail = 16,
         .max_period = max_period,
         .seed = 12345,
     };
@@ -111,11 +112,11 @@ static void run_observer(struct observer *o, const struct run_options *opt)
     run_observer_limited(o, opt, observer_default_max_period(opt->period, 0.5));
 }
 
-static uint64_t hist_total(const struct tag_table *t, const struct tag_entry *e, unsigned r)
+static uint64_t hist_total(const struct tag_table *t, const struct tag_detail *d, unsigned r)
 {
     uint64_t n = 0;
     for (uint32_t w = 0; w < HIST_WORDS(&t->hist); w++)
-        n += e->hist[(size_t)r * HIST_WORDS(&t->hist) + w];
+        n += d->hist[(size_t)r * HIST_WORDS(&t->hist) + w];
     return n;
 }
 
@@ -127,34 +128,39 @@ static void check_invariants(const struct observer *o)
     assert_true(tot->total > 0);
     assert_true(tot->total > tot->interrupted);
     assert_int_equal(tot->kept + tot->discarded, tot->rated);
-    assert_int_equal(tot->rated + tot->thread_changes + tot->interrupted, tot->total);
+    assert_int_equal(tot->rated + tot->thread_changes + tot->straddled + tot->interrupted,
+                     tot->total);
     assert_true(o->first_tsc < o->last_tsc);
     assert_true(o->cpu_seconds > 0);
 
-    uint64_t samples = 0, kept = 0, cycles = 0;
-    for (uint32_t i = 0; i <= t->max_entries; i++) { /* `other` included */
-        const struct tag_entry *e = &t->entry[i];
-        if (i >= t->n_entries && i < t->max_entries) {
-            assert_int_equal(e->samples, 0); /* unused entries stay empty */
-            continue;
-        }
+    uint64_t samples = 0, kept = 0, cycles = 0, straddled = 0;
+    for (uint32_t i = 0; i <= t->n_entries; i++) { /* `other` included */
+        const struct tag_entry *e = tag_table_at(t, i);
+        const struct tag_detail *d = tag_entry_detail(t, e);
         samples += e->samples;
         kept += e->kept;
         cycles += e->cycles;
-        assert_true(e->kept <= e->samples);
-        /* every kept period of this run has a positive length and a finite rate; the
-         * rates of periods DTE discarded are not in the entry */
-        assert_int_equal(e->stats[0].n, e->kept);
-        assert_int_equal(hist_total(t, e, 0), e->kept);
-        if (e->stats[0].n > 0) {
-            assert_true(isfinite(e->stats[0].sum) && isfinite(e->stats[0].sum_a));
-            assert_true(e->stats[0].min >= 0 && e->stats[0].min <= e->stats[0].max);
-            assert_true(e->stats[0].sum_b > 0);
+        straddled += e->straddled;
+        assert_true(e->kept + e->straddled <= e->samples);
+        /* every kept period is in the sums; the rates of periods DTE discarded are not */
+        assert_int_equal(e->sums[0].periods, e->kept);
+        if (e->kept) assert_true(isfinite(e->sums[0].sum_a) && e->sums[0].sum_b > 0);
+        if (!d) continue;
+        /* a detail record holds the periods after it was given: every one of this run
+         * has a positive length and a finite rate */
+        assert_true(d->since <= e->samples);
+        assert_true(d->dist[0].n <= e->kept);
+        assert_int_equal(hist_total(t, d, 0), d->dist[0].n);
+        if (d->dist[0].n > 0) {
+            assert_true(isfinite(d->dist[0].sum));
+            assert_true(d->dist[0].min >= 0 && d->dist[0].min <= d->dist[0].max);
         }
     }
     assert_int_equal(samples, tot->total - tot->interrupted);
     assert_int_equal(kept, tot->kept);
-    assert_int_equal(t->entry[t->max_entries].samples, tot->other);
+    assert_int_equal(straddled, tot->straddled);
+    assert_int_equal(tag_table_other(t)->samples, tot->other);
+    assert_int_equal(t->other_why[TAG_OTHER_FULL] + t->other_why[TAG_OTHER_BEHIND], tot->other);
     /* the periods tile the run: the attributed ones cover at most last - first marker,
      * and all of it when none was interrupted */
     assert_true(cycles <= o->last_tsc - o->first_tsc);
@@ -171,7 +177,7 @@ static const struct tag_entry *find_entry(const struct observer *o, uint64_t thr
 {
     for (uint32_t i = 0; i < o->tags.n_entries; i++) {
         const uint64_t *k = tag_table_key(&o->tags, i);
-        if (k[0] == thread && k[1] == tag) return &o->tags.entry[i];
+        if (k[0] == thread && k[1] == tag) return tag_table_entry(&o->tags, i);
     }
     return NULL;
 }
@@ -230,8 +236,10 @@ static void full_table_counts_other(void **state)
     const struct tag_entry *other = tag_table_other(&o.tags);
     assert_true(other->samples > 0);
     assert_int_equal(o.totals.other, other->samples);
-    assert_int_equal(o.tags.entry[0].samples + other->samples,
+    assert_int_equal(tag_table_entry(&o.tags, 0)->samples + other->samples,
                      o.totals.total - o.totals.interrupted);
+    /* the store was at its limit: that is the reason given for every one of them */
+    assert_int_equal(o.tags.other_why[TAG_OTHER_FULL], other->samples);
     observer_free(&o);
 }
 
@@ -268,8 +276,8 @@ static void long_periods_are_interrupted(void **state)
     assert_int_equal(o.totals.kept + o.totals.discarded + o.totals.other, 0);
     assert_int_equal(o.period.count, o.totals.total);
     assert_int_equal(o.cpc.count, 0);
-    for (uint32_t i = 0; i <= o.tags.max_entries; i++)
-        assert_int_equal(o.tags.entry[i].samples, 0);
+    for (uint32_t i = 0; i <= o.tags.n_entries; i++)
+        assert_int_equal(tag_table_at(&o.tags, i)->samples, 0);
     observer_free(&o);
 }
 
@@ -288,12 +296,13 @@ static void check_wrap(unsigned width)
     run_observer(&o, &opt);
     check_invariants(&o);
     double counted = 0;
-    for (uint32_t i = 0; i <= o.tags.max_entries; i++) {
-        const struct rate_stats *s = &o.tags.entry[i].stats[0];
-        if (!s->n) continue;
-        assert_true(s->min >= 0);
-        assert_true(s->max < 100); /* increments per TSC cycle */
-        counted += s->sum_a;
+    for (uint32_t i = 0; i <= o.tags.n_entries; i++) {
+        const struct tag_entry *e = tag_table_at(&o.tags, i);
+        const struct tag_detail *d = tag_entry_detail(&o.tags, e);
+        counted += e->sums[0].sum_a;
+        if (!d || !d->dist[0].n) continue;
+        assert_true(d->dist[0].min >= 0);
+        assert_true(d->dist[0].max < 100); /* increments per TSC cycle */
     }
     uint64_t added = test_counter(&program, 0) - opt.counter_start;
     assert_true(added > 3000); /* the program went past the wrap */

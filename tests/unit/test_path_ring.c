@@ -175,9 +175,9 @@ static void check_paths(const struct observer *o)
         assert_int_equal(k[0], thread_word);
         int known = (k[1] == FN_A && (k[2] == 0 || k[2] == 1)) || (k[1] == FN_B && k[2] == 2);
         assert_true(known);
-        samples += t->entry[i].samples;
-        kept += t->entry[i].kept;
-        assert_true(t->entry[i].kept <= t->entry[i].samples);
+        samples += tag_table_entry(t, i)->samples;
+        kept += tag_table_entry(t, i)->kept;
+        assert_true(tag_table_entry(t, i)->kept <= tag_table_entry(t, i)->samples);
     }
     assert_int_equal(samples + tag_table_other((struct tag_table *)t)->samples, pt->resolved);
     assert_true(kept <= o->totals.kept);
@@ -221,8 +221,8 @@ static void caller_before_call(void **state)
     uint64_t a = 0, b = 0;
     for (uint32_t i = 0; i < o.paths.n_entries; i++) {
         const uint64_t *k = tag_table_key(&o.paths, i);
-        if (k[1] == FN_A) a += o.paths.entry[i].cycles;
-        if (k[1] == FN_B) b += o.paths.entry[i].cycles;
+        if (k[1] == FN_A) a += tag_table_entry(&o.paths, i)->cycles;
+        if (k[1] == FN_B) b += tag_table_entry(&o.paths, i)->cycles;
     }
     print_message(
         "A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending %llu, "
