@@ -48,6 +48,25 @@ static struct shim_run *run;
 static int hooks_installed;
 static char last_output[PATH_MAX];
 
+/* No cancellation point may run while the lock is held: a thread cancelled there (in
+ * the fopen of its name, the profile's write) would leave the lock held for ever, and
+ * the next pthread_create, fork, shim_stop or the exit handler would wait on it. So
+ * cancellation is off from taking the lock to giving it back; a cancel asked for
+ * meanwhile acts at the program's next cancellation point. */
+static int lock_run(void)
+{
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    pthread_mutex_lock(&lock);
+    return cancel;
+}
+
+static void unlock_run(int cancel)
+{
+    pthread_mutex_unlock(&lock);
+    pthread_setcancelstate(cancel, NULL);
+}
+
 const char *shim_strerror(int err)
 {
     switch (err) {
@@ -757,7 +776,7 @@ __attribute__((constructor)) static void autostart(void)
 
 int shim_start(const struct shim_config *cfg)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int rc;
     if (state == RUNNING) {
         fprintf(stderr, "shim: shim_start() called while already observing; ignored\n");
@@ -771,7 +790,7 @@ int shim_start(const struct shim_config *cfg)
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         termination_install();
     }
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -788,9 +807,9 @@ static void summary(const struct shim_run *r)
 
 int shim_stop(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     if (state != RUNNING) {
-        pthread_mutex_unlock(&lock);
+        unlock_run(cancel);
         return SHIM_ENOTSTARTED;
     }
     struct shim_run *r = run;
@@ -829,7 +848,7 @@ int shim_stop(void)
     thread_identity_close(r->ti);
     if (r->tracing) trace_writer_free(&r->trace);
     free(r);
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -891,18 +910,18 @@ static int attach_thread(struct shim_run *r)
 
 void lifecycle_thread_leaving(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     pid_t tid = gettid();
     for (unsigned i = 0; state == RUNNING && i < run->attached && i < RUN_MAX_THREADS; i++)
         if (run->thread_tid[i] == tid) run_thread_name(tid, run->thread_name[i], RUN_THREAD_NAME);
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
 }
 
 int shim_thread_attach(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int rc = state == RUNNING ? attach_thread(run) : SHIM_ENOTSTARTED;
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -915,9 +934,9 @@ int shim_thread_detach(void)
 
 int shim_running(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int on = state == RUNNING;
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return on;
 }
 
