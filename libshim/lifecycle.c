@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -89,7 +90,7 @@ const char *shim_strerror(int err)
     case SHIM_EIO:
         return "the profile could not be written";
     case SHIM_EDISABLED:
-        return "shim is disabled (SHIM_DISABLE=1)";
+        return "shim is disabled (SHIM_DISABLE=1, or a set-user-ID program)";
     case SHIM_EFORKED:
         return "not available in a child forked while observing";
     default:
@@ -737,6 +738,25 @@ static int start_locked(const struct shim_config *cfg)
 }
 
 /*
+ * Secure execution (set-user-ID, set-group-ID, file capabilities: AT_SECURE): the
+ * environment and the working directory belong to the user who ran the program, not
+ * to the one whose rights it runs with. Every file shim writes is named by them
+ * (SHIM_OUTPUT, SHIM_TRACE, or the working directory), so observing would let that user
+ * create or truncate files with the program's rights. shim then does not observe at all
+ * and reads nothing of the environment, and says so once.
+ */
+static int secure_execution(void)
+{
+    static int said;
+    if (!getauxval(AT_SECURE)) return 0;
+    if (!said++)
+        fprintf(stderr, "shim: this program runs set-user-ID, set-group-ID or with file "
+                        "capabilities: shim ignores the SHIM_* environment and does not observe "
+                        "it; the program runs on unprofiled\n");
+    return 1;
+}
+
+/*
  * shimrun: a program that never calls shim_start() is observed from its start when
  * libshim is preloaded with SHIM_AUTOSTART=1. The constructor runs on the main thread
  * before main(), so the main thread is the observed one. It takes both variables out of
@@ -765,7 +785,7 @@ static void drop_preload(void)
 __attribute__((constructor)) static void autostart(void)
 {
     const char *v = getenv("SHIM_AUTOSTART");
-    if (!v || strcmp(v, "1") != 0) return;
+    if (!v || strcmp(v, "1") != 0 || secure_execution()) return;
     const char *children = getenv("SHIM_AUTOSTART_CHILDREN");
     if (!children || strcmp(children, "1") != 0) {
         drop_preload();
@@ -778,7 +798,9 @@ int shim_start(const struct shim_config *cfg)
 {
     int cancel = lock_run();
     int rc;
-    if (state == RUNNING) {
+    if (secure_execution()) {
+        rc = SHIM_EDISABLED;
+    } else if (state == RUNNING) {
         fprintf(stderr, "shim: shim_start() called while already observing; ignored\n");
         rc = SHIM_EBUSY;
     } else {

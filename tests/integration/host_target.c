@@ -6,7 +6,8 @@
  *   cancel N     while observing, create N threads and cancel each at once (some are
  *                cancelled before their start routine runs, some while shim attaches
  *                them), then create one more thread and stop: neither may hang
- *   start        shim_start(), a little work, shim_stop()
+ *   start        shim_start(), a little work, shim_stop() (test_host.sh runs a
+ *                setuid-root copy of this program as another user)
  */
 #include <shim.h>
 

@@ -19,4 +19,32 @@ expect "cancel: a thread created afterwards runs" has out "created after: 7"
 expect "cancel: shim_stop returns" has out "stop: 0"
 expect "cancel: the profile is written" test -s cancel.json
 expect "cancel: every cancelled thread gave its signal block back" sh -c "! grep -q 'threads observed at once' err"
+# 2. set-user-ID: a setuid-root copy run by another user must not take the SHIM_*
+# environment (that user's choice of files) and write there as root.
+suid_skip() { echo "skipped: set-user-ID: $*"; }
+if [ "$(id -u)" -ne 0 ]; then
+    suid_skip "not root (a setuid-root copy cannot be made)"
+elif findmnt -no OPTIONS --target "$dir" | tr , '\n' | grep -qx nosuid; then
+    suid_skip "$dir is on a nosuid mount"
+else
+    mkdir -p suid etc shared
+    cp "$target" suid/host_target
+    chown root:root suid/host_target etc && chmod 4755 suid/host_target && chmod 755 suid etc
+    chmod 777 shared
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    if ! as_nobody test -x "$dir/suid/host_target"; then
+        suid_skip "user 65534 cannot execute $dir/suid/host_target"
+    else
+        (cd shared && SHIM_OUTPUT="$dir/shared/x.json" SHIM_TRACE="$dir/etc/FILE:1M" SHIM_STRICT=1 \
+            as_nobody "$dir/suid/host_target" start >../suid.out 2>../suid.err)
+        st=$?
+        expect "setuid: the program runs on (exit $st)" test $st -eq 0
+        expect "setuid: nothing created at SHIM_TRACE's path" test ! -e etc/FILE
+        expect "setuid: nothing created at SHIM_OUTPUT's path" test ! -e shared/x.json
+        expect "setuid: no profile in the working directory" test -z "$(ls shared)"
+        expect "setuid: shim_start returns SHIM_EDISABLED" has suid.out "start: -9"
+        expect "setuid: one line says why" sh -c \
+            "[ \$(wc -l <suid.err) -eq 1 ] && grep -q 'set-user-ID' suid.err"
+    fi
+fi
 finish
