@@ -310,14 +310,33 @@ static int by_value(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
+/* Keep a name made here, to be freed with the rest. The list grows as names come, never
+ * from a count guessed in advance: an entry names up to three reserved slots (function,
+ * context and loop when a program is built with both -finstrument-functions and the
+ * pass), and a list sized for two per entry was once overrun. */
+static int keep_owned(struct value_names *vn, char *name)
+{
+    if (vn->nowned == vn->cap_owned) {
+        size_t cap = vn->cap_owned ? 2 * vn->cap_owned : 64;
+        char **more = cap > SIZE_MAX / sizeof *more ? NULL : realloc(vn->owned, cap * sizeof *more);
+        if (!more) {
+            free(name);
+            return -1;
+        }
+        vn->owned = more;
+        vn->cap_owned = cap;
+    }
+    vn->owned[vn->nowned++] = name;
+    return 0;
+}
+
 int value_names_init(struct value_names *vn, const struct profile *p)
 {
     size_t ns = p->signals.ntags;
     *vn = (struct value_names){.p = p};
     vn->n = calloc(ns ? ns : 1, sizeof *vn->n);
     vn->by_slot = calloc(ns ? ns : 1, sizeof *vn->by_slot);
-    vn->owned = calloc(p->ntags * 2 + 1, sizeof *vn->owned);
-    if (!vn->n || !vn->by_slot || !vn->owned) goto oom;
+    if (!vn->n || !vn->by_slot) goto oom;
     for (size_t s = 0; s < ns; s++) {
         struct value_name *v = malloc((p->ntags ? p->ntags : 1) * sizeof *v);
         if (!v) goto oom;
@@ -327,8 +346,9 @@ int value_names_init(struct value_names *vn, const struct profile *p)
             const char *name = p->tags[i].names[s];
             /* the reserved slots' addresses and node numbers: named as the report names
              * them (tags.c), by function, context and loop */
-            if (!name && (name = tag_value_name(p, &p->tags[i], s)))
-                vn->owned[vn->nowned++] = (char *)name;
+            char *made = name ? NULL : tag_value_name(p, &p->tags[i], s);
+            if (made && keep_owned(vn, made) != 0) goto oom;
+            if (made) name = made;
             if (name) v[k++] = (struct value_name){p->tags[i].values[s], name};
         }
         qsort(v, k, sizeof *v, by_value);
@@ -355,7 +375,7 @@ void value_names_free(struct value_names *vn)
     vn->by_slot = NULL;
     vn->n = NULL;
     vn->owned = NULL;
-    vn->nowned = 0;
+    vn->nowned = vn->cap_owned = 0;
 }
 
 const char *value_names_get(const struct value_names *vn, size_t slot, uint64_t value, char *buf,

@@ -104,8 +104,8 @@ struct value_names {
     const struct profile *p;
     size_t *n;                   /* per slot */
     struct value_name **by_slot; /* per slot, sorted by value */
-    char **owned;                /* names made here (functions, contexts), to free */
-    size_t nowned;
+    char **owned;                /* names made here (functions, contexts, loops), to free */
+    size_t nowned, cap_owned;
 };
 
 /* A path a profile names (a trace, a source file), to be read: as given when it exists,

@@ -177,6 +177,23 @@ run export -f csv "$WORK/lying.json"
 expect_status "a trace member whose counts do not add up" 1
 expect_in "$WORK/err" "samples.total" "the broken identity is named"
 
+# ---- tag entries that name three reserved slots (function, context, loop) ----
+# -finstrument-functions with the compiler pass: each entry's three names are made by
+# shimview and kept to be freed; they once overran a list sized for two per entry.
+python3 "$HERE/pass_fixture.py" "$GOOD" "$T/pass.json" &&
+    python3 "$HERE/reserved_fixture.py" "$T/pass.json" "$T" three ||
+    fail "reserved_fixture.py"
+run timeline -o "$WORK/three.svg" "$T/three.json"
+expect_status "timeline of entries naming function, context and loop" 0
+expect_python "its timeline is SVG" -c "import xml.etree.ElementTree as E; E.parse('$WORK/three.svg')"
+run export -f perfetto -o "$WORK/three.perfetto.json" "$T/three.json"
+expect_status "perfetto export of entries naming function, context and loop" 0
+expect_python "its slices are named by function, context and loop" -c "
+import json
+names = {e.get('name') for e in json.load(open('$WORK/three.perfetto.json'))['traceEvents']}
+want = {'sum_positive', 'main > sum_positive', 'sum_positive loop 1 (pass_source.c:10)'}
+assert want <= names, sorted(map(str, names))"
+
 run export "$T/one.json"
 expect_status "export without --format" 2
 run export -f svg "$T/one.json"
