@@ -24,6 +24,7 @@
 #include "tags.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,6 +119,30 @@ char *profile_resolve_path(const struct profile *p, const char *given, int from_
     return strdup(given); /* neither exists: the message names the path as written */
 }
 
+FILE *named_file_open(const char *path, int *err)
+{
+    struct stat st;
+    FILE *f = NULL;
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return *err = errno, NULL;
+    int flags;
+    if (fstat(fd, &st) != 0)
+        *err = errno;
+    else if (!S_ISREG(st.st_mode))
+        *err = NAMED_NOT_REGULAR;
+    else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+             !(f = fdopen(fd, "rb")))
+        *err = errno;
+    if (!f) close(fd);
+    return f;
+}
+
+const char *named_file_strerror(int err)
+{
+    return err == NAMED_NOT_REGULAR ? "not a regular file" : strerror(err);
+}
+
 static int read_at(struct trace *t, uint64_t index, unsigned char *rec)
 {
     off_t off = (off_t)(TRACE_HEADER_BYTES + index * t->record_words * 8);
@@ -185,12 +210,13 @@ int trace_open(struct trace *t, const struct profile *p, const struct trace_info
     *t = (struct trace){.tsc_hz = p->machine.tsc_hz};
     t->path = profile_resolve_path(p, override ? override : ti->path, !override);
     if (!t->path) return fail(err, errlen, "out of memory");
-    t->f = fopen(t->path, "rb");
+    int why = 0;
+    t->f = named_file_open(t->path, &why);
+    if (why == NAMED_NOT_REGULAR) return fail(err, errlen, "%s: not a regular file", t->path);
     if (!t->f)
-        return fail(err, errlen, "%s: %s (the trace %s)", t->path, strerror(errno),
+        return fail(err, errlen, "%s: %s (the trace %s)", t->path, strerror(why),
                     override ? "given with --trace" : "the profile names");
-    if (fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode))
-        return fail(err, errlen, "%s: not a regular file", t->path);
+    if (fstat(fileno(t->f), &st) != 0) return fail(err, errlen, "%s: %s", t->path, strerror(errno));
     if ((uint64_t)st.st_size < TRACE_HEADER_BYTES)
         return fail(err, errlen, "%s: %jd bytes, shorter than the %d-byte trace header", t->path,
                     (intmax_t)st.st_size, TRACE_HEADER_BYTES);

@@ -194,6 +194,17 @@ names = {e.get('name') for e in json.load(open('$WORK/three.perfetto.json'))['tr
 want = {'sum_positive', 'main > sum_positive', 'sum_positive loop 1 (pass_source.c:10)'}
 assert want <= names, sorted(map(str, names))"
 
+# ---- a FIFO where the profile names its trace: refused in one line, never waited on ----
+gen "$T" fifo --records 100
+rm -f "$T/fifo.json.trace" && mkfifo "$T/fifo.json.trace" || fail "mkfifo"
+for cmd in timeline "export -f perfetto"; do
+    # shellcheck disable=SC2086 # the command and its option are two words
+    timeout 20 "$SHIMVIEW" $cmd -o "$WORK/fifo.out" "$T/fifo.json" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    expect_status "$cmd of a profile whose trace is a FIFO (124: it waited)" 1
+    expect_in "$WORK/err" "fifo.json.trace: not a regular file" "$cmd names the FIFO in one line"
+done
+
 run export "$T/one.json"
 expect_status "export without --format" 2
 run export -f svg "$T/one.json"
