@@ -205,6 +205,33 @@ for cmd in timeline "export -f perfetto"; do
     expect_in "$WORK/err" "fifo.json.trace: not a regular file" "$cmd names the FIFO in one line"
 done
 
+# ---- output files: written beside their path and renamed over it ----
+# A symlink at the path is replaced, its target untouched; a write that fails leaves
+# whatever was at the path as it was, and nothing else behind.
+for cmd in timeline "export -f csv"; do
+    name=$(echo "$cmd" | cut -d' ' -f1)
+    echo victim >"$WORK/victim.txt"
+    rm -f "$WORK/link.out" && ln -s victim.txt "$WORK/link.out"
+    # shellcheck disable=SC2086 # the command and its option are two words
+    run $cmd -o "$WORK/link.out" "$T/one.json"
+    expect_status "$name -o a symlink" 0
+    expect_in "$WORK/victim.txt" "victim" "$name -o a symlink: its target is untouched"
+    if [ -f "$WORK/link.out" ] && [ ! -L "$WORK/link.out" ]; then
+        pass "$name -o a symlink: replaced by the output"
+    else
+        fail "$name -o a symlink: replaced by the output"
+    fi
+    echo old >"$WORK/old.out"
+    # shellcheck disable=SC2086
+    (trap '' XFSZ && ulimit -f 1 && "$SHIMVIEW" $cmd -o "$WORK/old.out" "$T/one.json") \
+        >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    expect_status "$name -o FILE that cannot be written whole (file size limit)" 1
+    expect_in "$WORK/old.out" "old" "$name: a failed write leaves the file at the path as it was"
+    expect_in "$WORK/err" "File too large" "$name: the failed write says why"
+done
+if ls "$WORK" | grep -q '\.tmp'; then fail "no temporary file left"; else pass "no temporary file left"; fi
+
 run export "$T/one.json"
 expect_status "export without --format" 2
 run export -f svg "$T/one.json"
