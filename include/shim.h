@@ -66,7 +66,7 @@ enum shim_error {
     SHIM_ETOPOLOGY = -6,   /* the machine topology could not be read or pinning failed */
     SHIM_ETHREAD = -7,     /* the observer thread could not be created */
     SHIM_EIO = -8,         /* the profile could not be written */
-    SHIM_EDISABLED = -9,   /* SHIM_DISABLE=1: shim was asked not to observe */
+    SHIM_EDISABLED = -9,   /* SHIM_DISABLE=1, or a set-user-ID program: shim does not observe */
     SHIM_EFORKED = -10,    /* called in a child forked while observing */
 };
 

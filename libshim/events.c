@@ -112,7 +112,7 @@ static const char *native_for_any_thread(const char *name)
 /* The first line of a small sysfs file, or NULL. */
 static char *sysfs_line(const char *path, char *buf, size_t len)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) return NULL;
     char *line = fgets(buf, (int)len, f);
     fclose(f);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,25 @@ static struct shim_run *run;
 static int hooks_installed;
 static char last_output[PATH_MAX];
 
+/* No cancellation point may run while the lock is held: a thread cancelled there (in
+ * the fopen of its name, the profile's write) would leave the lock held for ever, and
+ * the next pthread_create, fork, shim_stop or the exit handler would wait on it. So
+ * cancellation is off from taking the lock to giving it back; a cancel asked for
+ * meanwhile acts at the program's next cancellation point. */
+static int lock_run(void)
+{
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    pthread_mutex_lock(&lock);
+    return cancel;
+}
+
+static void unlock_run(int cancel)
+{
+    pthread_mutex_unlock(&lock);
+    pthread_setcancelstate(cancel, NULL);
+}
+
 const char *shim_strerror(int err)
 {
     switch (err) {
@@ -70,7 +90,7 @@ const char *shim_strerror(int err)
     case SHIM_EIO:
         return "the profile could not be written";
     case SHIM_EDISABLED:
-        return "shim is disabled (SHIM_DISABLE=1)";
+        return "shim is disabled (SHIM_DISABLE=1, or a set-user-ID program)";
     case SHIM_EFORKED:
         return "not available in a child forked while observing";
     default:
@@ -749,6 +769,25 @@ static int start_locked(const struct shim_config *cfg)
 }
 
 /*
+ * Secure execution (set-user-ID, set-group-ID, file capabilities: AT_SECURE): the
+ * environment and the working directory belong to the user who ran the program, not
+ * to the one whose rights it runs with. Every file shim writes is named by them
+ * (SHIM_OUTPUT, SHIM_TRACE, or the working directory), so observing would let that user
+ * create or truncate files with the program's rights. shim then does not observe at all
+ * and reads nothing of the environment, and says so once.
+ */
+static int secure_execution(void)
+{
+    static int said;
+    if (!getauxval(AT_SECURE)) return 0;
+    if (!said++)
+        fprintf(stderr, "shim: this program runs set-user-ID, set-group-ID or with file "
+                        "capabilities: shim ignores the SHIM_* environment and does not observe "
+                        "it; the program runs on unprofiled\n");
+    return 1;
+}
+
+/*
  * shimrun: a program that never calls shim_start() is observed from its start when
  * libshim is preloaded with SHIM_AUTOSTART=1. The constructor runs on the main thread
  * before main(), so the main thread is the observed one. It takes both variables out of
@@ -777,7 +816,7 @@ static void drop_preload(void)
 __attribute__((constructor)) static void autostart(void)
 {
     const char *v = getenv("SHIM_AUTOSTART");
-    if (!v || strcmp(v, "1") != 0) return;
+    if (!v || strcmp(v, "1") != 0 || secure_execution()) return;
     const char *children = getenv("SHIM_AUTOSTART_CHILDREN");
     if (!children || strcmp(children, "1") != 0) {
         drop_preload();
@@ -788,9 +827,11 @@ __attribute__((constructor)) static void autostart(void)
 
 int shim_start(const struct shim_config *cfg)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int rc;
-    if (state == RUNNING) {
+    if (secure_execution()) {
+        rc = SHIM_EDISABLED;
+    } else if (state == RUNNING) {
         fprintf(stderr, "shim: shim_start() called while already observing; ignored\n");
         rc = SHIM_EBUSY;
     } else {
@@ -802,7 +843,7 @@ int shim_start(const struct shim_config *cfg)
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         termination_install();
     }
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -842,9 +883,9 @@ static void summary(const struct shim_run *r)
 
 int shim_stop(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     if (state != RUNNING) {
-        pthread_mutex_unlock(&lock);
+        unlock_run(cancel);
         return SHIM_ENOTSTARTED;
     }
     struct shim_run *r = run;
@@ -883,7 +924,7 @@ int shim_stop(void)
     thread_identity_close(r->ti);
     if (r->tracing) trace_writer_free(&r->trace);
     free(r);
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -945,18 +986,18 @@ static int attach_thread(struct shim_run *r)
 
 void lifecycle_thread_leaving(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     pid_t tid = gettid();
     for (unsigned i = 0; state == RUNNING && i < run->attached && i < RUN_MAX_THREADS; i++)
         if (run->thread_tid[i] == tid) run_thread_name(tid, run->thread_name[i], RUN_THREAD_NAME);
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
 }
 
 int shim_thread_attach(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int rc = state == RUNNING ? attach_thread(run) : SHIM_ENOTSTARTED;
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return rc;
 }
 
@@ -969,9 +1010,9 @@ int shim_thread_detach(void)
 
 int shim_running(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_run();
     int on = state == RUNNING;
-    pthread_mutex_unlock(&lock);
+    unlock_run(cancel);
     return on;
 }
 

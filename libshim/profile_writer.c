@@ -354,7 +354,7 @@ int run_thread_name(pid_t tid, char *name, size_t len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) return -1;
     if (!fgets(name, (int)len, f)) name[0] = 0;
     name[strcspn(name, "\n")] = 0;

@@ -61,13 +61,20 @@ static void leaving(void *unused)
     lifecycle_thread_leaving();
 }
 
+/* A cancel the program sent at once waits until the attachment is done and the
+ * cleanup handler is in place, then acts at the routine's first cancellation point; a
+ * thread that ends either way gives its block back (the key's destructor in
+ * signal_block.c). */
 static void *start_attached(void *p)
 {
     struct start s = *(struct start *)p;
     free(p);
-    shim_thread_attach();
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     void *ret;
     pthread_cleanup_push(leaving, NULL);
+    shim_thread_attach();
+    pthread_setcancelstate(cancel, NULL);
     ret = s.fn(s.arg);
     pthread_cleanup_pop(1);
     return ret;

@@ -7,6 +7,13 @@
  * millisecond and writes them in large blocks. It writes the header first and never more
  * than the size asked for; what it cannot write (the size is reached, or a write fails)
  * it counts, so the profile can say exactly what the trace is missing.
+ *
+ * The file is created the way the profile is (profile_writer.c): under a new random
+ * name beside the destination, exclusively and never through a symlink, mode 0644 less
+ * the umask, and renamed over the destination when the run stops. Whatever stands at
+ * the destination (a FIFO that would block the open, a file of another user that
+ * would be truncated and keep its mode, a symlink) is never opened, and a reader never
+ * finds a trace that is still being written.
  */
 #include "trace_writer.h"
 
@@ -17,6 +24,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +73,21 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* The temporary file: "<path>.<16 hex digits>.tmp", opened O_EXCL | O_NOFOLLOW. */
+static int create_beside(struct trace_writer *w)
+{
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != sizeof r)
+            r = (uint64_t)clock() ^ ((uint64_t)getpid() << 20) ^ (uint64_t)attempt;
+        snprintf(w->tmp_path, sizeof w->tmp_path, "%s.%016llx.tmp", w->path, (unsigned long long)r);
+        w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (w->fd >= 0 || errno != EEXIST) break;
+    }
+    if (w->fd < 0) w->tmp_path[0] = 0;
+    return w->fd;
+}
+
 static void put_u32(unsigned char *p, uint32_t v)
 {
     memcpy(p, &v, sizeof v); /* x86: little-endian as the format says */
@@ -89,8 +112,7 @@ int trace_writer_start(struct trace_writer *w, const char *path, uint64_t max_by
         trace_writer_free(w);
         return snprintf(why, whylen, "out of memory for the trace ring"), -1;
     }
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
+    if (create_beside(w) < 0) {
         snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
         trace_writer_free(w);
         return -1;
@@ -137,8 +159,16 @@ void trace_writer_stop(struct trace_writer *w)
     pthread_join(w->thread, NULL);
     w->running = 0;
     w->dropped_full = w->ring.dropped;
+    if (fsync(w->fd) != 0 && !w->error) w->error = errno;
     if (close(w->fd) != 0 && !w->error) w->error = errno;
     w->fd = -1;
+    if (rename(w->tmp_path, w->path) != 0) { /* nothing of it is at the path: all lost */
+        if (!w->error) w->error = errno;
+        w->dropped_limit += w->records;
+        w->records = 0;
+        unlink(w->tmp_path);
+    }
+    w->tmp_path[0] = 0;
 }
 
 void trace_writer_free(struct trace_writer *w)
@@ -146,6 +176,8 @@ void trace_writer_free(struct trace_writer *w)
     trace_writer_stop(w);
     if (w->fd >= 0) close(w->fd);
     w->fd = -1;
+    if (w->tmp_path[0]) unlink(w->tmp_path); /* it never started: no trace at all */
+    w->tmp_path[0] = 0;
     trace_ring_free(&w->ring);
     free(w->block);
     w->block = NULL;

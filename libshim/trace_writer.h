@@ -18,23 +18,27 @@ struct trace_writer {
     struct trace_ring ring;
     int fd;
     char path[PATH_MAX];
-    uint64_t max_bytes, bytes; /* the file's limit, and what is written (header too) */
-    uint64_t records;          /* written */
-    uint64_t dropped_full;     /* the observer found the ring full (at stop) */
-    uint64_t dropped_limit;    /* not written: the size was reached, or a write failed */
-    int error;                 /* the errno of a failed write, or 0 */
-    uint64_t *block;           /* records copied out of the ring, then written */
+    char tmp_path[PATH_MAX + 32]; /* written here, renamed to path at the stop ("" once not) */
+    uint64_t max_bytes, bytes;    /* the file's limit, and what is written (header too) */
+    uint64_t records;             /* written */
+    uint64_t dropped_full;        /* the observer found the ring full (at stop) */
+    uint64_t dropped_limit;       /* not written: the size was reached, or a write failed */
+    int error;                    /* the errno of a failed write, or 0 */
+    uint64_t *block;              /* records copied out of the ring, then written */
     pthread_t thread;
     int running, stop;
 };
 
-/* Open `path` (created or truncated, never through a symlink), write the header, start
- * the thread on `cpus`. 0, or -1 with the reason in why (nothing left open). */
+/* Create a new file beside `path` (nothing found at `path` is opened), write the header,
+ * start the thread on `cpus`. 0, or -1 with the reason in why (nothing left open or
+ * created). */
 int trace_writer_start(struct trace_writer *w, const char *path, uint64_t max_bytes,
                        const struct probe_plan *plan, double tsc_hz, uint64_t first_tsc, long pid,
                        const cpu_set_t *cpus, char *why, size_t whylen);
 
-/* After the observer has stopped: write what is left, join the thread, close the file. */
+/* After the observer has stopped: write what is left, join the thread, close the file
+ * and rename it to its path (a failure is w->error; its records then count as not
+ * recorded). */
 void trace_writer_stop(struct trace_writer *w);
 
 /* Stop if running, and release everything. */

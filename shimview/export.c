@@ -22,13 +22,14 @@
  * written (or folded into a slice or a counter bin) as it is read, so a trace of any
  * length exports in constant memory.
  *
- * Output goes to standard output unless -o names a file; a file that could not be
- * written whole is removed, as plot's are. pprof is binary and is not written to a
+ * Output goes to standard output unless -o names a file, which reaches its path only
+ * when written whole, as plot's do (output.c). pprof is binary and is not written to a
  * terminal.
  */
 #include "calltree.h"
 #include "commands.h"
 #include "export.h"
+#include "output.h"
 #include "profile_threads.h"
 #include "table.h"
 #include "tags.h"
@@ -398,20 +399,10 @@ static int write_output(const struct format *fmt, const struct export_ctx *x)
                 fmt->name);
         return EXIT_USAGE_ERROR;
     }
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
-        return EXIT_FILE_ERROR;
-    }
-    int rc = fmt->write(f, x);
-    int err = ferror(f) ? (errno ? errno : EIO) : 0;
-    if (!to_stdout && fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (rc == 0 && err)
-        fprintf(stderr, "shimview: %s: %s\n", to_stdout ? "standard output" : path, strerror(err));
-    if (rc != 0 || err) {
-        if (!to_stdout) remove(path);
-        return rc ? rc : EXIT_FILE_ERROR;
-    }
+    struct output out;
+    if (output_open(&out, to_stdout ? "-" : path) != 0) return EXIT_FILE_ERROR;
+    int rc = fmt->write(out.f, x); /* a failure has said why */
+    if (output_close(&out, rc != 0) != 0) return rc ? rc : EXIT_FILE_ERROR;
     if (!to_stdout) printf("%s\n", path);
     return 0;
 }

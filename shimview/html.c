@@ -17,7 +17,7 @@
  * named "<script>" is shown, not run.
  *
  * The page goes to its file through plot_write_file(), as each figure of `plot` does, so
- * a page that could not be written whole is removed rather than left half-written. Its
+ * a page that could not be written whole never reaches its path (output.c). Its
  * text comes from report.c in its HTML form, so a page and a terminal report say the
  * same things in the same words.
  */

@@ -237,8 +237,8 @@ static int source_read(struct source *s, const struct profile *p)
     FILE *f;
     long size = 0;
     if (!(s->path = profile_resolve_path(p, s->given, 1))) return ENOMEM;
-    if (!(f = fopen(s->path, "r"))) return errno;
     int err = 0;
+    if (!(f = named_file_open(s->path, &err))) return err;
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
         err = errno ? errno : EIO;
     else if (size > MAX_SOURCE)
@@ -381,7 +381,8 @@ static void print_path(const struct profile *p, const struct profile_function *f
     for (size_t i = 0; i < MAX_SOURCES; i++)
         if (cache[i].err)
             printf("\n(source text not shown: %s: %s)\n",
-                   cache[i].path ? cache[i].path : cache[i].given, strerror(cache[i].err));
+                   cache[i].path ? cache[i].path : cache[i].given,
+                   named_file_strerror(cache[i].err));
     sources_free(cache);
 }
 

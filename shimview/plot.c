@@ -17,8 +17,8 @@
  * SVG 1.1 with every attribute inline, so they need nothing but a viewer.
  *
  * This file holds what the figures share: the options, the choice of rate and of the
- * top tags with their display names, and the writing of each file, which is removed
- * again when it could not be written whole. A tag is drawn with the program's threads
+ * top tags with their display names, and the writing of each file, which reaches its
+ * path only when written whole (output.c). A tag is drawn with the program's threads
  * added together (match.c folds them, as `report` shows them), and the samples of other
  * processes and of the idle CPU are a tag each, ranked after the program's. `shimview
  * html` uses the same context and the same writer for its page, which holds the figures
@@ -26,6 +26,7 @@
  */
 #include "commands.h"
 #include "match.h"
+#include "output.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -154,24 +155,14 @@ void plot_ctx_free(struct plot_ctx *c)
 int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
                     const struct plot_ctx *c)
 {
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "shimview: %s: %s\n", path, strerror(errno));
-        return EXIT_FILE_ERROR;
-    }
-    int rc = draw(f, c);
-    int err = ferror(f) ? errno : 0;
-    if (!to_stdout && fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (rc != 0 || err) {
-        const char *name = to_stdout ? "standard output" : path;
-        if (rc != 0)
-            fprintf(stderr, "shimview: %s: out of memory while drawing\n", name);
-        else
-            fprintf(stderr, "shimview: %s: %s\n", name, strerror(err ? err : EIO));
-        if (!to_stdout) remove(path);
-        return EXIT_FILE_ERROR;
-    }
+    struct output out;
+    if (output_open(&out, path) != 0) return EXIT_FILE_ERROR;
+    int rc = draw(out.f, c);
+    if (rc != 0)
+        fprintf(stderr, "shimview: %s: out of memory while drawing\n",
+                out.f == stdout ? "standard output" : path);
+    int to_stdout = out.f == stdout;
+    if (output_close(&out, rc != 0) != 0) return EXIT_FILE_ERROR;
     if (!to_stdout) printf("%s\n", path);
     return 0;
 }

@@ -99,9 +99,9 @@ struct plot_options {
 int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
                  int (*run)(const struct plot_options *o, struct plot_ctx *c));
 
-/* Write path whole with draw(f, c) and print the path; "-" writes to standard output
- * (and prints nothing else). 0, or EXIT_FILE_ERROR with a message, leaving no partial
- * file behind. */
+/* Write path whole with draw(f, c) (output.h: beside it, then renamed) and print the
+ * path; "-" writes to standard output (and prints nothing else). 0, or EXIT_FILE_ERROR
+ * with a message, leaving what was at the path as it was. */
 int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
                     const struct plot_ctx *c);
 

@@ -24,6 +24,7 @@
 #include "tags.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,6 +119,30 @@ char *profile_resolve_path(const struct profile *p, const char *given, int from_
     return strdup(given); /* neither exists: the message names the path as written */
 }
 
+FILE *named_file_open(const char *path, int *err)
+{
+    struct stat st;
+    FILE *f = NULL;
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return *err = errno, NULL;
+    int flags;
+    if (fstat(fd, &st) != 0)
+        *err = errno;
+    else if (!S_ISREG(st.st_mode))
+        *err = NAMED_NOT_REGULAR;
+    else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+             !(f = fdopen(fd, "rb")))
+        *err = errno;
+    if (!f) close(fd);
+    return f;
+}
+
+const char *named_file_strerror(int err)
+{
+    return err == NAMED_NOT_REGULAR ? "not a regular file" : strerror(err);
+}
+
 static int read_at(struct trace *t, uint64_t index, unsigned char *rec)
 {
     off_t off = (off_t)(TRACE_HEADER_BYTES + index * t->record_words * 8);
@@ -185,12 +210,13 @@ int trace_open(struct trace *t, const struct profile *p, const struct trace_info
     *t = (struct trace){.tsc_hz = p->machine.tsc_hz};
     t->path = profile_resolve_path(p, override ? override : ti->path, !override);
     if (!t->path) return fail(err, errlen, "out of memory");
-    t->f = fopen(t->path, "rb");
+    int why = 0;
+    t->f = named_file_open(t->path, &why);
+    if (why == NAMED_NOT_REGULAR) return fail(err, errlen, "%s: not a regular file", t->path);
     if (!t->f)
-        return fail(err, errlen, "%s: %s (the trace %s)", t->path, strerror(errno),
+        return fail(err, errlen, "%s: %s (the trace %s)", t->path, strerror(why),
                     override ? "given with --trace" : "the profile names");
-    if (fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode))
-        return fail(err, errlen, "%s: not a regular file", t->path);
+    if (fstat(fileno(t->f), &st) != 0) return fail(err, errlen, "%s: %s", t->path, strerror(errno));
     if ((uint64_t)st.st_size < TRACE_HEADER_BYTES)
         return fail(err, errlen, "%s: %jd bytes, shorter than the %d-byte trace header", t->path,
                     (intmax_t)st.st_size, TRACE_HEADER_BYTES);
@@ -310,14 +336,33 @@ static int by_value(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
+/* Keep a name made here, to be freed with the rest. The list grows as names come, never
+ * from a count guessed in advance: an entry names up to three reserved slots (function,
+ * context and loop when a program is built with both -finstrument-functions and the
+ * pass), and a list sized for two per entry was once overrun. */
+static int keep_owned(struct value_names *vn, char *name)
+{
+    if (vn->nowned == vn->cap_owned) {
+        size_t cap = vn->cap_owned ? 2 * vn->cap_owned : 64;
+        char **more = cap > SIZE_MAX / sizeof *more ? NULL : realloc(vn->owned, cap * sizeof *more);
+        if (!more) {
+            free(name);
+            return -1;
+        }
+        vn->owned = more;
+        vn->cap_owned = cap;
+    }
+    vn->owned[vn->nowned++] = name;
+    return 0;
+}
+
 int value_names_init(struct value_names *vn, const struct profile *p)
 {
     size_t ns = p->signals.ntags;
     *vn = (struct value_names){.p = p};
     vn->n = calloc(ns ? ns : 1, sizeof *vn->n);
     vn->by_slot = calloc(ns ? ns : 1, sizeof *vn->by_slot);
-    vn->owned = calloc(p->ntags * 2 + 1, sizeof *vn->owned);
-    if (!vn->n || !vn->by_slot || !vn->owned) goto oom;
+    if (!vn->n || !vn->by_slot) goto oom;
     for (size_t s = 0; s < ns; s++) {
         struct value_name *v = malloc((p->ntags ? p->ntags : 1) * sizeof *v);
         if (!v) goto oom;
@@ -327,8 +372,9 @@ int value_names_init(struct value_names *vn, const struct profile *p)
             const char *name = p->tags[i].names[s];
             /* the reserved slots' addresses and node numbers: named as the report names
              * them (tags.c), by function, context and loop */
-            if (!name && (name = tag_value_name(p, &p->tags[i], s)))
-                vn->owned[vn->nowned++] = (char *)name;
+            char *made = name ? NULL : tag_value_name(p, &p->tags[i], s);
+            if (made && keep_owned(vn, made) != 0) goto oom;
+            if (made) name = made;
             if (name) v[k++] = (struct value_name){p->tags[i].values[s], name};
         }
         qsort(v, k, sizeof *v, by_value);
@@ -355,7 +401,7 @@ void value_names_free(struct value_names *vn)
     vn->by_slot = NULL;
     vn->n = NULL;
     vn->owned = NULL;
-    vn->nowned = 0;
+    vn->nowned = vn->cap_owned = 0;
 }
 
 const char *value_names_get(const struct value_names *vn, size_t slot, uint64_t value, char *buf,

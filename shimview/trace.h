@@ -104,9 +104,17 @@ struct value_names {
     const struct profile *p;
     size_t *n;                   /* per slot */
     struct value_name **by_slot; /* per slot, sorted by value */
-    char **owned;                /* names made here (functions, contexts), to free */
-    size_t nowned;
+    char **owned;                /* names made here (functions, contexts, loops), to free */
+    size_t nowned, cap_owned;
 };
+
+/* Open for reading a file a profile names (a trace, a source file). Whatever is at the
+ * path, this never waits (a FIFO planted there would hang the command), and what is not
+ * a regular file is refused: the stream, or NULL with *err an errno or
+ * NAMED_NOT_REGULAR, which named_file_strerror() words. */
+#define NAMED_NOT_REGULAR (-1)
+FILE *named_file_open(const char *path, int *err);
+const char *named_file_strerror(int err);
 
 /* A path a profile names (a trace, a source file), to be read: as given when it exists,
  * is absolute, or is not from_profile (the user typed it), else in the profile's

@@ -20,9 +20,18 @@
  * thread's block by its kernel thread id, which the thread word gives it (the thread
  * running on the observed CPU).
  *
- * This file depends on nothing but the public header and libc.
+ * A thread that gives its block back stops writing it and its path ring at once: both
+ * go to the next owner, and code may still run in the thread after (a later
+ * thread-exit destructor built with the pass). The word that points at the thread's
+ * jemalloc count (alloc_signal.c) points into the thread's thread-local storage, which
+ * goes with the thread: it is cleared as the block is given back, so that no observer
+ * reads it through the block afterwards.
+ *
+ * This file depends on nothing but the public header, path.h (the path ring each block
+ * carries) and libc.
  */
 #include "signal_block.h"
+#include "path.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -100,6 +109,8 @@ void signal_block_release(void)
     struct shim_block *b = own_block;
     if (!b) return;
     signal_block_detach();
+    path_ring_detach();
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELEASE);
     own_block = NULL;
     pthread_mutex_lock(&lock);
     __atomic_store_n(&owner[b - pool], 0, __ATOMIC_RELEASE);

@@ -86,4 +86,28 @@ for v in "1K" "65G" "" ":64M"; do
     st=$?
     expect "SHIM_TRACE='$v' refused in one line" sh -c "[ $st -eq 0 ] && grep -q '^shim: SHIM_TRACE=' err && [ \$(wc -l <err) -eq 1 ]"
 done
+# 5. what is found at the trace path is never opened: the trace is written under a new
+# name beside it and renamed over it at the end, like the profile
+mkfifo fifo.trace
+SHIM_OUTPUT=f.json SHIM_TRACE=fifo.trace timeout 20 "$target" work 0.1 >out 2>err
+st=$?
+expect "fifo: a FIFO at the trace path does not block the start (exit $st, 124 is a hang)" test $st -eq 0
+expect "fifo: replaced by a regular file" sh -c "[ -f fifo.trace ] && [ ! -p fifo.trace ]"
+expect "fifo: the trace agrees with the profile" check f.json
+echo secret >planted.trace
+chmod 666 planted.trace
+ino=$(stat -c %i planted.trace)
+(umask 077 && SHIM_OUTPUT=g.json SHIM_TRACE=planted.trace "$target" work 0.1 >out 2>err)
+expect "planted file: not written into (a new file, its old contents gone from the path)" sh -c \
+    "[ \$(stat -c %i planted.trace) != $ino ] && ! grep -q secret planted.trace"
+expect "planted file: the mode comes from the umask (077: 600), not from the planted file" \
+    test "$(stat -c %a planted.trace)" = 600
+expect "planted file: the trace agrees with the profile" check g.json
+echo victim >victim
+ln -s victim link.trace
+SHIM_OUTPUT=h.json SHIM_TRACE=link.trace "$target" work 0.1 >out 2>err
+expect "symlink: its target is untouched" sh -c "[ \"\$(cat victim)\" = victim ]"
+expect "symlink: replaced by the trace" sh -c "[ -f link.trace ] && [ ! -L link.trace ]"
+expect "symlink: the trace agrees with the profile" check h.json
+expect "no temporary file is left behind" test -z "$(ls | grep '\.tmp$')"
 finish

@@ -177,6 +177,61 @@ run export -f csv "$WORK/lying.json"
 expect_status "a trace member whose counts do not add up" 1
 expect_in "$WORK/err" "samples.total" "the broken identity is named"
 
+# ---- tag entries that name three reserved slots (function, context, loop) ----
+# -finstrument-functions with the compiler pass: each entry's three names are made by
+# shimview and kept to be freed; they once overran a list sized for two per entry.
+python3 "$HERE/pass_fixture.py" "$GOOD" "$T/pass.json" &&
+    python3 "$HERE/reserved_fixture.py" "$T/pass.json" "$T" three ||
+    fail "reserved_fixture.py"
+run timeline -o "$WORK/three.svg" "$T/three.json"
+expect_status "timeline of entries naming function, context and loop" 0
+expect_python "its timeline is SVG" -c "import xml.etree.ElementTree as E; E.parse('$WORK/three.svg')"
+run export -f perfetto -o "$WORK/three.perfetto.json" "$T/three.json"
+expect_status "perfetto export of entries naming function, context and loop" 0
+expect_python "its slices are named by function, context and loop" -c "
+import json
+names = {e.get('name') for e in json.load(open('$WORK/three.perfetto.json'))['traceEvents']}
+want = {'sum_positive', 'main > sum_positive', 'sum_positive loop 1 (pass_source.c:10)'}
+assert want <= names, sorted(map(str, names))"
+
+# ---- a FIFO where the profile names its trace: refused in one line, never waited on ----
+gen "$T" fifo --records 100
+rm -f "$T/fifo.json.trace" && mkfifo "$T/fifo.json.trace" || fail "mkfifo"
+for cmd in timeline "export -f perfetto"; do
+    # shellcheck disable=SC2086 # the command and its option are two words
+    timeout 20 "$SHIMVIEW" $cmd -o "$WORK/fifo.out" "$T/fifo.json" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    expect_status "$cmd of a profile whose trace is a FIFO (124: it waited)" 1
+    expect_in "$WORK/err" "fifo.json.trace: not a regular file" "$cmd names the FIFO in one line"
+done
+
+# ---- output files: written beside their path and renamed over it ----
+# A symlink at the path is replaced, its target untouched; a write that fails leaves
+# whatever was at the path as it was, and nothing else behind.
+for cmd in timeline "export -f csv"; do
+    name=$(echo "$cmd" | cut -d' ' -f1)
+    echo victim >"$WORK/victim.txt"
+    rm -f "$WORK/link.out" && ln -s victim.txt "$WORK/link.out"
+    # shellcheck disable=SC2086 # the command and its option are two words
+    run $cmd -o "$WORK/link.out" "$T/one.json"
+    expect_status "$name -o a symlink" 0
+    expect_in "$WORK/victim.txt" "victim" "$name -o a symlink: its target is untouched"
+    if [ -f "$WORK/link.out" ] && [ ! -L "$WORK/link.out" ]; then
+        pass "$name -o a symlink: replaced by the output"
+    else
+        fail "$name -o a symlink: replaced by the output"
+    fi
+    echo old >"$WORK/old.out"
+    # shellcheck disable=SC2086
+    (trap '' XFSZ && ulimit -f 1 && "$SHIMVIEW" $cmd -o "$WORK/old.out" "$T/one.json") \
+        >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    expect_status "$name -o FILE that cannot be written whole (file size limit)" 1
+    expect_in "$WORK/old.out" "old" "$name: a failed write leaves the file at the path as it was"
+    expect_in "$WORK/err" "File too large" "$name: the failed write says why"
+done
+if ls "$WORK" | grep -q '\.tmp'; then fail "no temporary file left"; else pass "no temporary file left"; fi
+
 run export "$T/one.json"
 expect_status "export without --format" 2
 run export -f svg "$T/one.json"

@@ -117,6 +117,15 @@ expect_not_in "$WORK/elsewhere/out" " | " "path: without the file, no text"
 expect_in "$WORK/elsewhere/out" "source text not shown: pass_source.c" \
     "path: says the source text could not be read"
 
+# a FIFO where the source file should be: not waited on, and said
+mkdir -p "$WORK/fifo" && cp "$FX" "$WORK/fifo/pass.json" && mkfifo "$WORK/fifo/pass_source.c" ||
+    fail "mkfifo"
+(cd "$WORK/fifo" && timeout 20 "$SHIMVIEW" path pass.json checked_div 0 >out 2>err)
+rc=$?
+expect_status "path: a FIFO named as the source file (124: it waited)" 0
+expect_in "$WORK/fifo/out" "source text not shown: pass_source.c: not a regular file" \
+    "path: says the source is not a regular file"
+
 # ---- errors ----
 run path "$FX" sum_positive 6
 expect_status "path: an id beyond the function's paths exits 2" 2

@@ -1,0 +1,24 @@
+/*
+ * output.h -- the files shimview writes (figures, pages, exports), written whole or not
+ * at all; see output.c.
+ */
+#ifndef SHIM_SHIMVIEW_OUTPUT_H
+#define SHIM_SHIMVIEW_OUTPUT_H
+
+#include <stdio.h>
+
+struct output {
+    FILE *f;          /* what to write to */
+    const char *path; /* as the user gave it; "-" is standard output */
+    char *tmp;        /* the temporary file renamed to path at the end, or NULL */
+};
+
+/* Open path for writing ("-": standard output). 0, or EXIT_FILE_ERROR after one line. */
+int output_open(struct output *o, const char *path);
+
+/* Finish: `failed` says the writer gave up (it has said why). The file goes to its path
+ * only when everything was written; else whatever was at the path stays as it was. 0,
+ * or EXIT_FILE_ERROR after one line naming the path and the reason. */
+int output_close(struct output *o, int failed);
+
+#endif
