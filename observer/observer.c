@@ -285,7 +285,7 @@ static inline int same_key(const struct observer *o, const uint64_t *a, const ui
  * phases shorter than slow_period get no slow rates (their fast rates and shares are
  * unaffected). Called for every period, in order.
  */
-static void track_span(struct observer *o, const uint64_t *prev, const uint64_t *cur)
+static void track_span(struct observer *o, const uint64_t *prev, const uint64_t *cur, int same)
 {
     const uint64_t *pk = prev + o->key_offset, *ck = cur + o->key_offset;
     if (o->span_open && !same_key(o, pk, o->span + o->key_offset)) o->span_clean = 0;
@@ -300,7 +300,7 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
     }
     memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
     o->span_open = 1;
-    o->span_clean = same_key(o, pk, ck);
+    o->span_clean = same; /* prev and cur read one tuple (account_period compared them) */
 }
 
 /* A sample into entry e of table t: counted (`other`'s by the reason it went there),
@@ -339,7 +339,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int same = same_key(o, key, cur + o->key_offset), bracketed = same && o->key_steady;
     o->key_steady = same;
     if (o->n_fast < o->plan.n_hw) {
-        track_span(o, prev, cur);
+        track_span(o, prev, cur, same);
         busy |= (int)prev[SAMPLE_DUE]; /* the slow reads lengthened this period */
     }
     o->totals.total++;
