@@ -20,6 +20,8 @@
 #include "cct.h"
 #include "sidetable.h"
 #include "symbols.h"
+#include "stackwalk.h"
+#include "walk_profile.h"
 
 struct fn_map {
     uint64_t *addr; /* sorted, distinct */
@@ -162,33 +164,93 @@ static void name_path_functions(json_t *root, const struct fn_map *m)
     }
 }
 
-int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                    size_t n_seen)
+/* The trees the stack walks gave, as thread_json() writes the hooks' trees. */
+static json_t *walk_thread_json(const struct walk_tree *t, const struct fn_map *m,
+                                struct symbols *syms)
 {
-    if (!cct_active() && n_seen == 0) return 0;
+    json_t *rows = json_array();
+    for (size_t i = 0; i < t->n; i++) {
+        const struct walk_node *nd = &t->nodes[i];
+        if (i < CCT_NODE_FIRST) {
+            json_array_append_new(rows, json_pack("[i, n, n]", 0));
+            continue;
+        }
+        struct symbol_info si;
+        json_t *site = nd->site && syms && symbols_lookup(syms, nd->site, &si) == 0
+                           ? json_integer((json_int_t)si.offset)
+                           : json_null();
+        json_array_append_new(rows, json_pack("[i, I, o]", (int)nd->parent,
+                                              (json_int_t)function_id(m, nd->fn), site));
+    }
+    return json_pack("{s:i, s:I, s:i, s:o}", "index", (int)t->index, "tid", (json_int_t)t->tid,
+                     "overflow", 0, "nodes", rows);
+}
+
+static json_t *walk_json(const struct chain_store *c)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "walks", (json_int_t)c->walks, "chains",
+                     (json_int_t)(c->n - CHAIN_FIRST), "unsteady", (json_int_t)c->unsteady, "full",
+                     (json_int_t)c->full, "cut", (json_int_t)c->cut_walks, "max_depth",
+                     (json_int_t)STACKWALK_MAX_DEPTH);
+}
+
+int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
+                    size_t n_seen, const struct chain_store *chains, unsigned chain_col)
+{
+    if (!cct_active() && n_seen == 0 && !chains) return 0;
     struct fn_map m;
     struct sidetable st;
-    if (collect_functions(&m, seen, n_seen) != 0) return -1;
-    if (sidetable_open(&st) != 0) {
-        free(m.addr);
+    struct walk_trees w = {0};
+    if (sidetable_open(&st) != 0) return -1;
+    struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
+    uint64_t *all = NULL;
+    if (chains) {
+        if (walk_trees_build(&w, json_object_get(root, "tags"), chain_col, chains, syms, &st) !=
+                0 ||
+            !(all = malloc((n_seen + w.nfns + 1) * sizeof *all))) {
+            walk_trees_free(&w);
+            if (syms) symbols_close(syms);
+            sidetable_close(&st);
+            return -1;
+        }
+        if (n_seen) memcpy(all, seen, n_seen * sizeof *all);
+        memcpy(all + n_seen, w.fns, w.nfns * sizeof *all);
+        seen = all;
+        n_seen += w.nfns;
+    }
+    int rc = collect_functions(&m, seen, n_seen);
+    free(all);
+    if (rc != 0) {
+        walk_trees_free(&w);
+        if (syms) symbols_close(syms);
+        sidetable_close(&st);
         return -1;
     }
-    struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
     json_object_set_new(root, "modules", modules_json(syms, text));
     json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
-    if (cct_active()) {
+    if (chains) {
+        json_t *threads = json_array();
+        for (size_t t = 0; t < w.n; t++)
+            json_array_append_new(threads, walk_thread_json(&w.t[t], &m, syms));
+        json_object_set_new(root, "cct",
+                            json_pack("{s:i, s:i, s:s, s:o, s:o}", "method_slot", SHIM_SLOT_METHOD,
+                                      "cct_slot", SHIM_SLOT_CCT, "source", "stack walk", "walk",
+                                      walk_json(chains), "threads", threads));
+    } else if (cct_active()) {
         json_t *threads = json_array();
         for (uint32_t t = 0; t < cct_arena_count(); t++) {
             const struct cct_arena *a = cct_arena_at(t);
             if (a) json_array_append_new(threads, thread_json(a, &m, syms));
         }
         json_object_set_new(root, "cct",
-                            json_pack("{s:i, s:i, s:o}", "method_slot", SHIM_SLOT_METHOD,
-                                      "cct_slot", SHIM_SLOT_CCT, "threads", threads));
+                            json_pack("{s:i, s:i, s:s, s:o}", "method_slot", SHIM_SLOT_METHOD,
+                                      "cct_slot", SHIM_SLOT_CCT, "source", "hooks", "threads",
+                                      threads));
     }
     name_path_functions(root, &m);
     if (syms) symbols_close(syms);
     sidetable_close(&st);
+    walk_trees_free(&w);
     free(m.addr);
     return 0;
 }

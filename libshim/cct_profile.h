@@ -9,12 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chain_store.h"
+
 /* When the program ran instrumented code (-finstrument-functions, or the compiler pass,
  * whose function addresses the observer saw are `seen`), add `modules`, `functions`
- * (with the pass's table of each function it instrumented) and, for the hooks, `cct`
- * to the profile's root, and name the function of each `paths` entry; `text` makes a
- * JSON string of program-supplied text (UTF-8 sanitised). 0, or -1 out of memory. */
+ * (with the pass's table of each function it instrumented) and `cct` to the profile's
+ * root, and name the function of each `paths` entry; `text` makes a JSON string of
+ * program-supplied text (UTF-8 sanitised). `cct` holds the hooks' trees, or, when
+ * `chains` is not NULL, the trees of the observer's stack walks, whose chain numbers
+ * the tag entries hold in value column chain_col (rewritten as the hooks' context
+ * values). 0, or -1 out of memory. */
 int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                    size_t n_seen);
+                    size_t n_seen, const struct chain_store *chains, unsigned chain_col);
 
 #endif

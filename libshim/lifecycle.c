@@ -32,6 +32,7 @@
 #include "run.h"
 #include "sidetable.h"
 #include "signal_block.h"
+#include "stackwalk.h"
 #include "symbols.h"
 #include "termination.h"
 #include "thread_identity.h"
@@ -288,6 +289,9 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
         /* paths only where code appends them (not built with SHIM_PASS=method,loop) */
         p->paths = symbols_referenced("shim_tls_path_ring");
     }
+    /* and for code whose pass stores the frame signal, the context slot, from stack walks */
+    int walk = symbols_sections(STACKWALK_SECTION, NULL, NULL) > 0;
+    if (walk) cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT);
     if (p->paths && path_ring_attach(b) != 0)
         run_complain(c->strict, "its paths are not attributed",
                      "no memory for the thread's path ring");
@@ -299,8 +303,10 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     p->registry = &signal_registry;
     for (unsigned i = 0; i < r->n_tag_slots; i++) {
         if (r->tag_slot[i] == SHIM_SLOT_METHOD) p->method_tag = p->n_tags + 1;
+        if (r->tag_slot[i] == SHIM_SLOT_CCT && walk) p->walk_tag = p->n_tags + 1;
         p->tag_slot[p->n_tags++] = r->tag_slot[i];
     }
+    if (!p->method_tag) p->walk_tag = 0; /* a chain starts with the method */
     int rc = 0;
     if (hardware_default_rates(r, p) != 0)
         rc = fail(SHIM_EINVAL, c->strict, "SHIM_EVENTS: more than %d rates", PROBE_MAX_RATES);

@@ -449,7 +449,9 @@ static json_t *profile_json(const struct shim_run *r)
     if (root && o_paths(r)) json_object_set_new(root, "paths", paths_json(r));
     uint64_t *seen = NULL;
     size_t n_seen = functions_seen(r, &seen);
-    if (root && cct_profile_add(root, jtext, seen, n_seen) != 0) {
+    unsigned walk = o->plan.walk_tag; /* contexts from stack walks: column walk - 1 */
+    if (root && cct_profile_add(root, jtext, seen, n_seen, walk ? &o->chains : NULL,
+                                walk ? walk - 1 : 0) != 0) {
         json_decref(root);
         root = NULL;
     }

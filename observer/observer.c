@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cct.h"
 #include "dte.h"
 #include "tsc.h"
 
@@ -58,7 +59,8 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (!o->plan.thread_word) o->plan.thread_word = &no_thread_word;
     if (!plan->registry || probe_readings(plan) > PROBE_MAX_COUNTERS ||
         plan->n_rates > PROBE_MAX_RATES || plan->n_tags > SHIM_TAG_SLOTS ||
-        plan->method_tag > plan->n_tags)
+        plan->method_tag > plan->n_tags || plan->walk_tag > plan->n_tags ||
+        (plan->walk_tag && (!plan->method_tag || plan->walk_tag == plan->method_tag)))
         return -1;
     /* fast hardware counters first, then the slow ones; an own count is a fast reading */
     while (o->n_fast < plan->n_hw && !plan->hw[o->n_fast].slow)
@@ -104,6 +106,10 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     for (unsigned i = 0; i < probe_readings(plan); i++)
         o->time_offset[i] =
             i < o->n_fast ? SAMPLE_CS : SAMPLE_C + probe_readings(plan) + (i - o->n_fast);
+    if (plan->walk_tag && chain_store_init(&o->chains, 0, 0) != 0) {
+        observer_free(o);
+        return -1;
+    }
     o->batch = calloc((size_t)OBSERVER_BATCH * o->stride, sizeof *o->batch);
     o->span = calloc(o->stride, sizeof *o->span);
     if (!o->batch || !o->span) {
@@ -132,6 +138,7 @@ void observer_free(struct observer *o)
     o->batch = o->span = o->pending = NULL;
     tag_table_free(&o->tags);
     tag_table_free(&o->paths);
+    chain_store_free(&o->chains);
     loghist_free(&o->period);
     loghist_free(&o->gap);
     loghist_free(&o->cpc);
@@ -152,6 +159,50 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
         return;
     o->block_tid = tid;
     o->block = signal_block_find(r, tid, &o->block_index);
+}
+
+/*
+ * The calling context of the thread that owns block b, from a walk of its stack
+ * (signals/stackwalk.h): the chain's number, with key[method] set to the function the
+ * chain starts with. The block is marked while its stack is read (a sequentially
+ * consistent store: a thread that gives its block back clears the bounds, then waits
+ * for the mark); the frame word and the method are read before and after the walk, and
+ * a chain that changed meanwhile is walked once more, then counted as lost.
+ */
+static uint32_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method)
+{
+    uint64_t fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_RELAXED);
+    if (!fp) return CHAIN_NONE;
+    struct chain_store *s = &o->chains;
+    s->walks++;
+    uint32_t id = CHAIN_LOST;
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_WALKING], 1, __ATOMIC_SEQ_CST);
+    uint64_t lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST),
+             hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST);
+    const struct chain_walk_frames *prev = o->walk_block == b ? &o->walk[o->walk_last] : NULL;
+    struct chain_walk_frames *w = &o->walk[!o->walk_last];
+    for (int attempt = 0; attempt < STACKWALK_ATTEMPTS; attempt++) {
+        uint64_t fn = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE);
+        unsigned n = hi ? chain_walk(fp, lo, hi, w, prev) : 0;
+        uint64_t fn2 = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE),
+                 fp2 = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE);
+        if (fp2 == fp && fn2 == fn) {
+            s->cut_walks += (uint64_t)w->cut;
+            id = chain_store_intern(s, fn, w->ret, n, w->cut);
+            *method = fn;
+            o->walk_block = b;
+            o->walk_last = !o->walk_last;
+            break;
+        }
+        fp = fp2;
+        if (!fp) {
+            id = CHAIN_NONE;
+            break;
+        }
+        if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
+    }
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_WALKING], 0, __ATOMIC_RELEASE);
+    return id;
 }
 
 /*
@@ -202,6 +253,8 @@ static inline void take_sample(struct observer *o, uint64_t *s)
     s[o->block_offset] = (uintptr_t)b;
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
+    if (p->walk_tag && b)
+        key[p->walk_tag] = walk_context(o, (struct shim_block *)b, &key[p->method_tag]);
     if (!p->paths) return;
     const struct shim_path_ring *ring =
         b ? (const struct shim_path_ring *)(uintptr_t)__atomic_load_n(
@@ -578,6 +631,15 @@ void observer_merge(struct observer *dst, const struct observer *src)
     loghist_merge(&dst->period, &src->period);
     loghist_merge(&dst->gap, &src->gap);
     loghist_merge(&dst->cpc, &src->cpc);
+    if (dst->plan.walk_tag && src->plan.walk_tag) { /* src's chain numbers into dst's */
+        uint32_t *map = chain_store_merge(&dst->chains, &src->chains);
+        for (uint32_t i = 0; i < src->tags.n_entries; i++) {
+            uint64_t *key = (uint64_t *)tag_table_key(&src->tags, i);
+            uint32_t c = (uint32_t)key[src->plan.walk_tag];
+            key[src->plan.walk_tag] = map && c < src->chains.n ? map[c] : CHAIN_LOST;
+        }
+        free(map);
+    }
     tag_table_merge(&dst->tags, &src->tags);
     if (dst->pending && src->pending) tag_table_merge(&dst->paths, &src->paths);
     if (src->first_tsc < dst->first_tsc) dst->first_tsc = src->first_tsc;

@@ -12,9 +12,11 @@
 
 #include <stdint.h>
 
+#include "chain_store.h"
 #include "loghist.h"
 #include "probe_plan.h"
 #include "tag_table.h"
+#include "stackwalk.h"
 #include "trace_ring.h"
 
 /* Flags of a trace record (docs/trace-format.md). */
@@ -102,6 +104,11 @@ struct observer {
     unsigned pending_first, pending_n, path_offset; /* ring head, then the ring itself */
     unsigned block_offset;                          /* in a sample: the block its words came from */
     struct path_totals path_totals;
+    /* Calling contexts from stack walks (plan.walk_tag): every chain found. */
+    struct chain_store chains;
+    struct chain_walk_frames walk[2];    /* this walk and the last kept one */
+    const struct shim_block *walk_block; /* whose stack walk[last] is (NULL: none) */
+    unsigned walk_last;
     /* The block of the thread last looked up (NULL: it has none). */
     uint64_t block_tid;
     unsigned block_index;

@@ -89,6 +89,11 @@ struct probe_plan {
     /* 1 + the index among the tags of the method signal (slot 8), which says whose path a
      * sample belongs to; 0: not read (a sample's path is then the next one completed) */
     unsigned method_tag;
+    /* 1 + the index among the tags of the context slot (9) when the context comes from a
+     * walk of the thread's stack (signals/stackwalk.h): the tuple holds the chain's
+     * number there instead of the slot's word; 0: the slot is read like any tag. Needs
+     * method_tag. */
+    unsigned walk_tag;
     struct probe_by by;
 };
 

@@ -27,11 +27,19 @@
  * goes with the thread: it is cleared as the block is given back, so that no observer
  * reads it through the block afterwards.
  *
+ * Each block also says where its owner's stack is, for an observer that walks it
+ * (stackwalk.h); the thread's stack can be unmapped once the thread has exited, so a
+ * thread that gives its block back clears the bounds and then waits until no observer
+ * is inside a walk of it.
+ *
  * This file depends on nothing but the public header, path.h (the path ring each block
- * carries) and libc.
+ * carries), stackwalk.h (the words of a walk) and libc.
  */
 #include "signal_block.h"
 #include "path.h"
+#include "stackwalk.h"
+
+#include <emmintrin.h>
 
 #include <pthread.h>
 #include <string.h>
@@ -66,10 +74,26 @@ static void make_key(void)
     pthread_key_create(&exit_key, at_thread_exit);
 }
 
+/* The calling thread's stack, [lo, hi); 0, 0 when the thread library cannot say. */
+static void stack_bounds(uint64_t *lo, uint64_t *hi)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    *lo = *hi = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+    if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size) {
+        *lo = (uint64_t)(uintptr_t)addr;
+        *hi = *lo + size;
+    }
+    pthread_attr_destroy(&a);
+}
+
 struct shim_block *signal_block_acquire(void)
 {
     if (own_block) return own_block;
-    uint64_t tid = (uint64_t)syscall(SYS_gettid);
+    uint64_t tid = (uint64_t)syscall(SYS_gettid), lo, hi;
+    stack_bounds(&lo, &hi);
     struct shim_block *b = NULL;
     pthread_mutex_lock(&lock);
     uint32_t i = 0;
@@ -82,6 +106,8 @@ struct shim_block *signal_block_acquire(void)
         memset(b->tag, 0, sizeof b->tag);
         memset(b->counter, 0, sizeof b->counter);
         __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_LO], lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_HI], hi, __ATOMIC_RELAXED);
         __atomic_store_n(&owner[i], tid, __ATOMIC_RELEASE);
         if (i == used) __atomic_store_n(&used, i + 1, __ATOMIC_RELEASE);
     }
@@ -111,6 +137,11 @@ void signal_block_release(void)
     signal_block_detach();
     path_ring_detach();
     __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELEASE);
+    /* no walk starts on this stack from now on; wait for one under way to end */
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_HI], 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_LO], 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->reserved[SHIM_BLOCK_WALKING], __ATOMIC_SEQ_CST))
+        _mm_pause();
     own_block = NULL;
     pthread_mutex_lock(&lock);
     __atomic_store_n(&owner[b - pool], 0, __ATOMIC_RELEASE);

@@ -49,6 +49,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 #include <cstddef>
@@ -59,6 +60,7 @@
 extern "C" {
 #include "cct.h"
 #include "path.h"
+#include "stackwalk.h"
 }
 
 using namespace llvm;
@@ -78,15 +80,15 @@ constexpr unsigned kMaxLoopNumber = (1u << (64 - SHIM_LOOP_SHIFT)) - 1;
 /* ---- settings ---- */
 
 struct Config {
-    bool method = true, loop = true, path = true;
+    bool method = true, loop = true, path = true, context = true;
     uint64_t maxPaths = 1ull << 32;
     bool verify = false;
-    bool any() const { return method || loop || path; }
+    bool any() const { return method || loop || path || context; }
 };
 
 bool parseSignals(const char *text, Config &c)
 {
-    bool method = false, loop = false, path = false, none = false;
+    bool method = false, loop = false, path = false, context = false, none = false;
     StringRef rest(text);
     if (rest.trim().empty()) return false;
     while (!rest.empty()) {
@@ -99,15 +101,18 @@ bool parseSignals(const char *text, Config &c)
             loop = true;
         else if (word == "path")
             path = true;
+        else if (word == "context")
+            context = true;
         else if (word == "none")
             none = true;
         else
             return false;
     }
-    if (none && (method || loop || path)) return false;
-    c.method = method;
+    if (none && (method || loop || path || context)) return false;
+    c.method = method || context; /* a context starts with the function executing */
     c.loop = loop;
     c.path = path;
+    c.context = context;
     return true;
 }
 
@@ -129,8 +134,8 @@ Config readConfig()
     Config c;
     if (const char *s = getenv("SHIM_PASS"); s && !parseSignals(s, c)) {
         errs() << "shim-pass: SHIM_PASS=" << s
-               << ": expected none or a comma-separated list of method, loop, path; "
-                  "using method,loop,path\n";
+               << ": expected none or a comma-separated list of method, loop, path, context; "
+                  "using method,loop,path,context\n";
         c = Config();
     }
     if (const char *s = getenv("SHIM_PASS_MAX_PATHS"); s && !parseCount(s, c.maxPaths)) {
@@ -158,15 +163,39 @@ class Emitter
     {
     }
 
-    /* SHIM_SIGNAL for slots 8 and 10: one load of the block pointer, then one relaxed
-     * store per signal (either value may be null: not stored). */
-    void storeSignals(IRBuilder<> &b, Value *method, Value *loop)
+    /* SHIM_SIGNAL for slots 8, 11 and 10, in that order (the method before the frame:
+     * the observer reads them the other way round, stackwalk.h): one load of the block
+     * pointer, then one relaxed store per signal (any value may be null: not stored). */
+    void storeSignals(IRBuilder<> &b, Value *method, Value *loop, Value *frame = nullptr)
     {
-        if (!method && !loop) return;
+        if (!method && !loop && !frame) return;
         Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
         if (method)
             storeWord(b, block, tagOffset(SHIM_SLOT_METHOD), method, AtomicOrdering::Monotonic);
+        if (frame)
+            storeWord(b, block, tagOffset(SHIM_SLOT_FRAME), frame, AtomicOrdering::Monotonic);
         if (loop) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), loop, AtomicOrdering::Monotonic);
+    }
+
+    /* The function's frame address, as a word (llvm.frameaddress(0): with frame pointers
+     * kept, the frame pointer register). */
+    Value *frameAddress(IRBuilder<> &b)
+    {
+        Function *fa = Intrinsic::getDeclaration(&m, Intrinsic::frameaddress, {i8ptr});
+        return b.CreatePtrToInt(
+            b.CreateCall(fa, {ConstantInt::get(Type::getInt32Ty(m.getContext()), 0)}), i64,
+            "shim.frame");
+    }
+
+    /* The mark that tells libshim this module's code stores the frame signal: one byte
+     * in the section STACKWALK_SECTION, kept by the linker. */
+    void markContexts()
+    {
+        if (m.getNamedGlobal("shim.contexts")) return;
+        auto *g = new GlobalVariable(m, i8, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+                                     ConstantInt::get(i8, 1), "shim.contexts");
+        g->setSection(STACKWALK_SECTION);
+        appendToCompilerUsed(m, {g});
     }
 
     /* The append of path.h: head first, then the entry's fields, its seq last. */
@@ -465,8 +494,13 @@ class FunctionInstrumenter
 
         b.SetInsertPoint(firstAfterAllocas(entry));
         if (pathOn) b.CreateStore(ConstantInt::get(emit.int64(), 0), pathSum);
+        if (cfg.context) {
+            /* the frame pointer chain is the context: keep it in this function */
+            f.addFnAttr("frame-pointer", "all");
+            frame = emit.frameAddress(b);
+        }
         emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
-                          cfg.loop ? loopValue(&entry) : nullptr);
+                          cfg.loop ? loopValue(&entry) : nullptr, frame);
 
         for (Instruction *call : calls) {
             b.SetInsertPoint(call->getNextNode());
@@ -474,7 +508,7 @@ class FunctionInstrumenter
         }
         /* an exception caught here returns from a call too, by the unwind edge */
         for (BasicBlock *bb : blocks)
-            if (bb->isLandingPad() && (cfg.method || cfg.loop)) {
+            if (bb->isLandingPad() && (cfg.method || cfg.loop || cfg.context)) {
                 b.SetInsertPoint(bb, bb->getFirstInsertionPt());
                 afterCall(b, bb);
             }
@@ -502,7 +536,7 @@ class FunctionInstrumenter
     void afterCall(IRBuilder<> &b, const BasicBlock *bb)
     {
         emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
-                          cfg.loop ? loopValue(bb) : nullptr);
+                          cfg.loop ? loopValue(bb) : nullptr, frame);
     }
 
     void publishReturn(int u)
@@ -528,7 +562,7 @@ class FunctionInstrumenter
         Instruction *term = from->getTerminator();
         auto *invoke = dyn_cast<InvokeInst>(term);
         bool postCall = invoke && invoke->getNormalDest() == to && signalsAfter(*invoke) &&
-                        (cfg.method || cfg.loop);
+                        (cfg.method || cfg.loop || cfg.context);
         bool loopCross = cfg.loop && !to->isLandingPad() &&
                          (li.getLoopFor(from) != li.getLoopFor(to) || li.isLoopHeader(to));
         bool back = pathOn && num.back[u][k];
@@ -553,7 +587,7 @@ class FunctionInstrumenter
         IRBuilder<> b(at);
         if (postCall || loopCross)
             emit.storeSignals(b, postCall && cfg.method ? methodValue() : nullptr,
-                              cfg.loop ? loopValue(to) : nullptr);
+                              cfg.loop ? loopValue(to) : nullptr, postCall ? frame : nullptr);
         Type *i64 = emit.int64();
         if (back) {
             Value *r = b.CreateLoad(i64, pathSum);
@@ -597,6 +631,7 @@ class FunctionInstrumenter
     Numbering num;
     bool pathOn = false;
     AllocaInst *pathSum = nullptr;
+    Value *frame = nullptr; /* the frame address, computed at entry (context signal) */
     std::vector<std::pair<int, int>> split;
 };
 
@@ -615,6 +650,7 @@ struct ShimPass : PassInfoMixin<ShimPass> {
         std::string file = m.getSourceFileName();
         for (Function *f : todo)
             FunctionInstrumenter(*f, cfg, emit, file).run();
+        if (cfg.context) emit.markContexts();
         if (cfg.verify && verifyModule(m, &errs()))
             errs() << "shim-pass: VERIFY FAILED " << file << ": the module is not valid IR\n";
         return PreservedAnalyses::none();

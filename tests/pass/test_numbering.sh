@@ -80,7 +80,7 @@ int tiny(int x)
 EOC
 SHIM_PASS=bogus pass_cc bad1.o tiny.c -O1
 expect "SHIM_PASS=bogus: one line, defaults used" \
-    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path; using method,loop,path$"
+    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path, context; using method,loop,path,context$"
 expect "SHIM_PASS=bogus: still compiled, with every signal" sh -c "nm bad1.o | grep -q shim_tls_path_ring"
 SHIM_PASS=method,none pass_cc bad2.o tiny.c -O1
 expect "SHIM_PASS=method,none: refused" has bad2.o.err "^shim-pass: SHIM_PASS=method,none: expected"

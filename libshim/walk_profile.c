@@ -1,0 +1,223 @@
+/*
+ * walk_profile.c -- the observer's stack-walk chains made into calling-context trees, in
+ * the form the -finstrument-functions runtime gives its own (signals/cct.h), so that the
+ * profile's `cct` member and every shimview command read both the same way.
+ *
+ * A chain (observer/chain_store.h) is the function executing, then the return addresses
+ * from its frame outwards. Frame j's function is the chain's first word for j = 0 and
+ * the function holding return address j - 1 otherwise; its call site is return address
+ * j. Return addresses become functions through the module's symbol table (symbols.c:
+ * .symtab, which names static functions too); an address no symbol names stands for
+ * itself. Each distinct return address is looked up once.
+ *
+ * The outermost frames, below the outermost function the compiler pass instrumented
+ * (the C library's start-up, a thread's start routine's caller), are left out: the
+ * hooks' trees start at the first instrumented function too, and they say nothing
+ * about where the program spends its time. Frames of uninstrumented code between
+ * instrumented ones (a qsort calling back a comparator) stay, when they keep frame
+ * pointers; code without them hides its caller (docs/calling-contexts.md).
+ *
+ * Recursion folds as in the hooks' trees (Ammons, Ball and Larus): a call to a
+ * function already on the path is that ancestor's node again, so no path from the root
+ * names a function twice. Runs at shim_stop(), after the observers have stopped.
+ */
+#include "walk_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+#include "stackwalk.h"
+
+struct addr_fn {
+    uint64_t addr, fn;
+};
+
+static int cmp_addr(const void *a, const void *b)
+{
+    uint64_t x = ((const struct addr_fn *)a)->addr, y = ((const struct addr_fn *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t fn_of(const struct addr_fn *m, size_t n, uint64_t addr)
+{
+    struct addr_fn key = {addr, 0};
+    const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
+    return hit ? hit->fn : addr;
+}
+
+static size_t slot_of(uint32_t parent, uint64_t fn, uint64_t site, size_t mask)
+{
+    uint64_t h = (fn * 0x9e3779b97f4a7c15ull) ^ (site * 0xff51afd7ed558ccdull) ^ parent;
+    h ^= h >> 29;
+    return (size_t)h & mask;
+}
+
+static int tree_grow(struct walk_tree *t)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        struct walk_node *p = realloc(t->nodes, cap * sizeof *p);
+        if (!p) return -1;
+        t->nodes = p, t->cap = cap;
+    }
+    if (2 * (t->n + 1) > t->mask + 1 || !t->slots) { /* the index at most half full */
+        size_t size = t->slots ? 2 * (t->mask + 1) : 128;
+        uint32_t *s = calloc(size, sizeof *s);
+        if (!s) return -1;
+        for (size_t i = CCT_NODE_FIRST; i < t->n; i++) {
+            const struct walk_node *nd = &t->nodes[i];
+            size_t k = slot_of(nd->parent, nd->fn, nd->site, size - 1);
+            while (s[k])
+                k = (k + 1) & (size - 1);
+            s[k] = (uint32_t)i;
+        }
+        free(t->slots);
+        t->slots = s, t->mask = size - 1;
+    }
+    return 0;
+}
+
+/* The child (parent, fn, site), made if new; 0 when memory runs out. */
+static uint32_t tree_child(struct walk_tree *t, uint32_t parent, uint64_t fn, uint64_t site)
+{
+    if (tree_grow(t) != 0) return 0;
+    size_t k = slot_of(parent, fn, site, t->mask);
+    for (; t->slots[k]; k = (k + 1) & t->mask) {
+        const struct walk_node *nd = &t->nodes[t->slots[k]];
+        if (nd->parent == parent && nd->fn == fn && nd->site == site) return t->slots[k];
+    }
+    uint32_t id = (uint32_t)t->n++;
+    t->nodes[id] = (struct walk_node){fn, site, parent};
+    t->slots[k] = id;
+    return id;
+}
+
+static struct walk_tree *tree_for(struct walk_trees *w, uint64_t tid)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (w->t[i].tid == tid) return &w->t[i];
+    struct walk_tree *p = realloc(w->t, (w->n + 1) * sizeof *p);
+    if (!p) return NULL;
+    w->t = p;
+    struct walk_tree *t = &w->t[w->n];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->index = (uint32_t)w->n++;
+    if (tree_grow(t) != 0) return NULL;
+    t->nodes[0] = t->nodes[1] = (struct walk_node){0, 0, 0};
+    t->n = CCT_NODE_FIRST;
+    return t;
+}
+
+/* The node of chain c in tree t (fns: the functions of its frames, scratch). */
+static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
+                           const struct addr_fn *m, size_t nm, const struct sidetable *st,
+                           uint64_t *fns)
+{
+    for (unsigned j = 0; j < n; j++)
+        fns[j] = j ? fn_of(m, nm, c[j]) : c[0];
+    unsigned top = n - 1; /* the outermost instrumented frame, else the outermost */
+    if (st && st->n) {
+        while (top > 0 && !sidetable_lookup(st, fns[top]))
+            top--;
+        if (!sidetable_lookup(st, fns[top])) top = n - 1;
+    }
+    uint32_t cur = CCT_NODE_ROOT;
+    for (unsigned j = top + 1; j-- > 0;) {
+        uint32_t at = cur; /* recursion: the nearest ancestor of the same function */
+        while (at != CCT_NODE_ROOT && t->nodes[at].fn != fns[j])
+            at = t->nodes[at].parent;
+        if (at != CCT_NODE_ROOT) {
+            cur = at;
+            continue;
+        }
+        cur = tree_child(t, cur, fns[j], j + 1 < n ? c[j + 1] : 0);
+        if (!cur) return 0;
+    }
+    return cur;
+}
+
+int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const struct chain_store *c,
+                     struct symbols *syms, const struct sidetable *st)
+{
+    memset(w, 0, sizeof *w);
+    /* every return address of every chain an entry names, each looked up once */
+    size_t n_addr = 0, i;
+    json_t *e;
+    json_array_foreach(tags, i, e)
+    {
+        uint64_t id =
+            (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
+        if (id >= CHAIN_FIRST && id < c->n) n_addr += c->len[id];
+    }
+    struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
+    uint64_t *fns = malloc((STACKWALK_MAX_DEPTH + 1) * sizeof *fns);
+    if (!m || !fns) goto fail;
+    size_t nm = 0;
+    json_array_foreach(tags, i, e)
+    {
+        uint64_t id =
+            (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
+        if (id < CHAIN_FIRST || id >= c->n) continue;
+        unsigned n;
+        const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
+        for (unsigned j = 1; j < n; j++)
+            m[nm++].addr = ch[j];
+    }
+    qsort(m, nm, sizeof *m, cmp_addr);
+    size_t k = 0;
+    for (size_t j = 0; j < nm; j++)
+        if (k == 0 || m[j].addr != m[k - 1].addr) m[k++] = m[j];
+    nm = k;
+    for (size_t j = 0; j < nm; j++) {
+        struct symbol_info si;
+        m[j].fn = syms && symbols_lookup(syms, m[j].addr, &si) == 0 && si.name
+                      ? m[j].addr - si.sym_offset
+                      : m[j].addr;
+    }
+    json_array_foreach(tags, i, e)
+    {
+        json_t *values = json_object_get(e, "values");
+        uint64_t id = (uint64_t)json_integer_value(json_array_get(values, col));
+        if (id == CHAIN_NONE) continue; /* the thread's root, as 0 says to the reader */
+        struct walk_tree *t =
+            tree_for(w, (uint64_t)json_integer_value(json_object_get(e, "thread")));
+        if (!t) goto fail;
+        uint32_t node = CCT_NODE_OVERFLOW;
+        if (id >= CHAIN_FIRST && id < c->n) {
+            unsigned n;
+            const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
+            node = chain_node(t, ch, n, m, nm, st, fns);
+            if (!node) goto fail;
+        }
+        json_array_set_new(values, col, json_integer((json_int_t)CCT_SIGNAL(t->index, node)));
+    }
+    size_t total = 0;
+    for (size_t j = 0; j < w->n; j++)
+        total += w->t[j].n;
+    w->fns = malloc((total ? total : 1) * sizeof *w->fns);
+    if (!w->fns) goto fail;
+    for (size_t j = 0; j < w->n; j++)
+        for (size_t q = CCT_NODE_FIRST; q < w->t[j].n; q++)
+            w->fns[w->nfns++] = w->t[j].nodes[q].fn;
+    free(m);
+    free(fns);
+    return 0;
+fail:
+    free(m);
+    free(fns);
+    walk_trees_free(w);
+    return -1;
+}
+
+void walk_trees_free(struct walk_trees *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->t[i].nodes);
+        free(w->t[i].slots);
+    }
+    free(w->t);
+    free(w->fns);
+    memset(w, 0, sizeof *w);
+}

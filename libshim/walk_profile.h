@@ -1,0 +1,51 @@
+/*
+ * walk_profile.h -- calling-context trees from the observer's stack walks, for the
+ * profile (walk_profile.c).
+ */
+#ifndef SHIM_LIBSHIM_WALK_PROFILE_H
+#define SHIM_LIBSHIM_WALK_PROFILE_H
+
+#include <jansson.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chain_store.h"
+#include "sidetable.h"
+#include "symbols.h"
+
+struct walk_node {
+    uint64_t fn;   /* function address (or, where no symbol names it, the address itself) */
+    uint64_t site; /* return address into the caller; 0 for the root's children */
+    uint32_t parent;
+};
+
+/* One thread's tree: rows 0 (root) and 1 (lost: the store was full or the stack kept
+ * changing) hold no function, as in the hooks' trees (signals/cct.h). */
+struct walk_tree {
+    uint64_t tid;
+    uint32_t index; /* the thread index of the profile's context values */
+    struct walk_node *nodes;
+    size_t n, cap;
+    uint32_t *slots; /* child index: node numbers, 0 empty */
+    size_t mask;
+};
+
+struct walk_trees {
+    struct walk_tree *t;
+    size_t n;
+    uint64_t *fns; /* every function a node names, for the profile's functions table */
+    size_t nfns;
+};
+
+/* Builds a tree per thread from the chains that the tag entries of `tags` (the
+ * profile's `tags` array) name in value column `col`, and rewrites each of those values
+ * as CCT_SIGNAL(thread index, node). Return addresses become their functions through
+ * syms (NULL: each stands for itself); the frames outside the outermost function the
+ * pass instrumented (st) are left out, as the hooks' trees start there too. Recursion
+ * folds onto the nearest ancestor of the same function. 0, or -1 when memory runs out. */
+int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const struct chain_store *c,
+                     struct symbols *syms, const struct sidetable *st);
+void walk_trees_free(struct walk_trees *w);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * chain_store.h -- the calling contexts the observer's stack walks found, each stored
+ * once, numbered in the order first seen (see chain_store.c).
+ *
+ * A chain is the function executing now followed by the return addresses from its
+ * frame outwards (signals/stackwalk.h). Its number goes into the tag tuple where the
+ * context slot's value would be, so the tag table keys on it like on any tag value.
+ * Numbers 0 and 1 are fixed: no context (the thread published no frame), and lost (the
+ * store was full, or the chain kept changing while it was read; both counted). All
+ * memory is allocated and touched by chain_store_init(): the observer loop never
+ * allocates.
+ */
+#ifndef SHIM_OBSERVER_CHAIN_STORE_H
+#define SHIM_OBSERVER_CHAIN_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stackwalk.h"
+
+#define CHAIN_NONE  0u /* no frame published: the thread's root */
+#define CHAIN_LOST  1u /* not kept: the store was full, or the stack kept changing */
+#define CHAIN_FIRST 2u
+
+/* Default room: chains, and words for all of them (a chain of depth d takes d + 1). */
+#define CHAIN_STORE_CHAINS (1u << 18)
+#define CHAIN_STORE_WORDS  (1u << 22)
+
+struct chain_store {
+    uint64_t *words;     /* chain i is words[start[i] .. start[i] + len[i]) */
+    uint32_t *start;     /* per chain */
+    uint16_t *len;       /* per chain: words (the function and its return addresses) */
+    uint8_t *cut;        /* per chain: the walk reached STACKWALK_MAX_DEPTH */
+    uint64_t *hash;      /* per chain */
+    uint32_t *index;     /* open addressing: chain numbers, 0 empty */
+    uint32_t index_mask; /* index entries - 1 */
+    uint32_t n, cap;     /* chains in use (numbers below n), room */
+    uint32_t used, room; /* words in use, room */
+    size_t bytes;        /* memory held */
+    /* What the walks found (the observer's counts; chain_store_merge adds them). */
+    uint64_t walks;     /* samples whose thread published a frame */
+    uint64_t unsteady;  /* of those, chains that changed while read twice: lost */
+    uint64_t full;      /* of those, new chains with no room: lost */
+    uint64_t cut_walks; /* of those, walks that reached STACKWALK_MAX_DEPTH */
+};
+
+/* Allocates and touches room for `chains` chains of `words` words in all (0, 0: the
+ * defaults above). 0, or -1 when memory runs out. */
+int chain_store_init(struct chain_store *s, uint32_t chains, uint32_t words);
+void chain_store_free(struct chain_store *s);
+
+/* The number of the chain of function fn and return addresses ret[0 .. nret), added if
+ * new; CHAIN_LOST when it is new and there is no room. No allocation, no system call. */
+uint32_t chain_store_intern(struct chain_store *s, uint64_t fn, const uint64_t *ret, unsigned nret,
+                            int cut);
+
+static inline const uint64_t *chain_store_chain(const struct chain_store *s, uint32_t id,
+                                                unsigned *n)
+{
+    *n = s->len[id];
+    return s->words + s->start[id];
+}
+
+/* Adds src's chains to dst; map[i] (src->n entries, malloc'd, for the caller to free)
+ * is the number of src's chain i in dst. NULL when memory runs out. */
+uint32_t *chain_store_merge(struct chain_store *dst, const struct chain_store *src);
+
+/* Reads the thread's stack from frame address `fp`: the return addresses of the chain
+ * of saved frame pointers, innermost first, into ret[0 .. max), and the frame each was
+ * read from into at[], staying inside [lo, hi) with each frame above the one before
+ * (the walk ends at the outermost frame, or where code without frame pointers left
+ * something else in the register). Returns how many; *cut is 1 when it stopped at max.
+ *
+ * `prev` is the last walk of the same stack (n_prev frames; n_prev 0: none). Below the
+ * innermost frame, a frame at the same address with the same return address and the
+ * same saved frame pointer as a frame of that walk is taken to be unchanged, with every
+ * frame outside it, and the rest is copied from it instead of read again: deep frames
+ * rarely change, and each read of a line the program wrote costs both sides a cache
+ * miss. (A caller that returned and was called again from another site, between two
+ * samples, with its callee called again from the same site, would be taken for the
+ * old one.) */
+struct chain_walk_frames {
+    uint64_t ret[STACKWALK_MAX_DEPTH];
+    uint64_t at[STACKWALK_MAX_DEPTH];
+    unsigned n;
+    int cut;
+};
+unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out,
+                    const struct chain_walk_frames *prev);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * stackwalk.h -- the frame signal of code built with the compiler pass, and how the
+ * observer turns it into a calling context (docs/calling-contexts.md).
+ *
+ * The pass keeps frame pointers in every function it instruments and stores, inline,
+ * at entry and after every call returns, right after the method signal (slot 8):
+ *
+ *   slot 11 (SHIM_SLOT_FRAME)  the function's frame address: where its caller's frame
+ *                              pointer is saved, with the return address into the
+ *                              caller one word above it.
+ *
+ * Nothing else happens per call. The observer reads the frame word and the method
+ * signal, follows the chain of saved frame pointers through the thread's stack (only
+ * inside the bounds the thread registered in its block, each frame strictly above the
+ * one before), collecting the return addresses, then reads both words again and keeps
+ * the chain only if neither changed. The method and the return addresses are the
+ * calling context, call sites kept apart; the observer stores each distinct chain once
+ * (observer/chain_store.h) and puts its number in the tuple where slot 9 would be. The
+ * profile writer turns chains into calling-context trees (libshim/walk_profile.c).
+ *
+ * A thread's stack must stay mapped while the observer reads it: the observer marks
+ * the block (SHIM_BLOCK_WALKING) before it reads the bounds and clears the mark after
+ * the walk; a thread that gives its block back clears the bounds first and then waits
+ * for the mark to clear (signal_block_release()).
+ */
+#ifndef SHIM_SIGNALS_STACKWALK_H
+#define SHIM_SIGNALS_STACKWALK_H
+
+#include <stdint.h>
+
+#include "shim.h"
+
+#define SHIM_SLOT_FRAME 11 /* the frame address of the function executing now */
+
+/* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
+#define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */
+#define SHIM_BLOCK_STACK_HI 3
+#define SHIM_BLOCK_WALKING  4 /* nonzero while an observer reads the owner's stack */
+
+/* The deepest chain kept: a walk that reaches this many return addresses keeps the
+ * innermost ones and says the chain was cut. */
+#define STACKWALK_MAX_DEPTH 192
+
+/* Walks of one sample before its chain counts as lost: each starts again from the frame
+ * word read at the end of the one before. */
+#define STACKWALK_ATTEMPTS 4
+
+/* The name of the section the pass leaves in each object whose code stores the frame
+ * signal: libshim looks for it to know that it should walk. */
+#define STACKWALK_SECTION "shim_contexts"
+
+#endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Calling contexts from the compiler pass's frame signal and the observer's stack walks:
+#   1. cct_phases.c built with the pass (SHIM_PASS=method,loop,context): each planted
+#      context's share within 2 points of the program's own TSC measurement, as the
+#      hooks' run (run_cct.sh) must do, read by the same check_cct.py;
+#   2. many_contexts.c built the same way: at least 100,000 distinct contexts kept, none
+#      in `other` (check_contexts.py);
+#   3. walk_threads.c: 800 threads that exit while their stacks are walked; the run ends
+#      normally and the workers' contexts are in the profile (with BPF thread identity,
+#      which with_tracefs.sh gives where it can; without it, only the thread on the
+#      observed CPU is walked, and the run must still end normally).
+# Usage: run_cct_walk.sh PLUGIN CLANG SOURCE_DIR LIBSHIM_DIR WORKDIR | --skip REASON
+set -eu
+if [ "$1" = --skip ]; then
+    echo "skipped: $2"
+    exit 0
+fi
+plugin=$1 clang=$2 src=$3 libdir=$4 dir=$5
+mkdir -p "$dir"
+cd "$dir"
+build() { # SOURCE OUTPUT [flags]
+    s=$1 o=$2
+    shift 2
+    SHIM_PASS=method,loop,context "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+        "$src/tests/fidelity/$s" -o "$o" "$@" -L"$libdir" -lshim -Wl,-rpath,"$libdir"
+}
+build cct_phases.c cct_walk
+build many_contexts.c many_walk
+build walk_threads.c walk_threads -pthread
+
+ok=
+for attempt in 1 2; do
+    rm -f profile.json truth.txt
+    SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 ./cct_walk 1.5 truth.txt
+    if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2; then
+        ok=1
+        break
+    fi
+    [ "$attempt" -eq 1 ] && echo "run $attempt failed; running once more"
+done
+[ -n "$ok" ] || exit 1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cct"]; assert c["source"] == "stack walk", c["source"]; print("ok: contexts from stack walks:", c["walk"])' profile.json
+
+rm -f many.json
+SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4
+python3 "$src/tests/fidelity/check_contexts.py" many.json 100000
+
+rm -f threads.json
+SHIM_OUTPUT=threads.json SHIM_STRICT=1 sh "$src/tests/with_tracefs.sh" ./walk_threads 200
+python3 - threads.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+src = d["placement"]["thread_identity"]["source"]
+names = {f["id"]: f["name"] for f in d["functions"]}
+slot = [t["slot"] for t in d["signals"]["tags"]].index(9)
+workers = set()
+for th in d["cct"]["threads"]:
+    for i, (parent, fn, site) in enumerate(th["nodes"]):
+        if names.get(fn) == "spin_at":
+            workers.add(th["tid"])
+print("thread identity:", src, "| threads with a spin_at context:", len(workers))
+if src == "bpf" and len(workers) < 10:
+    print("FAIL: with BPF thread identity, fewer than 10 workers have spin_at contexts")
+    sys.exit(1)
+print("ok: the run ended normally")
+PY
