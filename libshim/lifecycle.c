@@ -292,6 +292,16 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
     /* and for code whose pass stores the frame signal, the context slot, from stack walks */
     int walk = symbols_sections(STACKWALK_SECTION, NULL, NULL) > 0;
     if (walk) cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT);
+    if (p->paths) {
+        struct sidetable st;
+        size_t n = 0;
+        if (sidetable_open(&st) == 0) {
+            r->pathless = sidetable_pathless(&st, &n);
+            sidetable_close(&st);
+        }
+        p->pathless = r->pathless;
+        p->n_pathless = (unsigned)n;
+    }
     if (p->paths && path_ring_attach(b) != 0)
         run_complain(c->strict, "its paths are not attributed",
                      "no memory for the thread's path ring");
@@ -764,6 +774,7 @@ static int start_locked(const struct shim_config *cfg)
     if (rc != 0) thread_identity_close(r->ti);
     if (rc != 0) {
         if (r->pinned) sched_setaffinity(0, sizeof r->saved_affinity, &r->saved_affinity);
+        free(r->pathless);
         free(r);
         return rc;
     }
@@ -929,6 +940,7 @@ int shim_stop(void)
     hardware_close(r);
     thread_identity_close(r->ti);
     if (r->tracing) trace_writer_free(&r->trace);
+    free(r->pathless);
     free(r);
     unlock_run(cancel);
     return rc;

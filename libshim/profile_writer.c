@@ -225,11 +225,11 @@ static json_t *paths_json(const struct shim_run *r)
     const struct path_totals *pt = &r->obs.path_totals;
     struct tag_table *t = (struct tag_table *)&r->obs.paths;
     json_t *entries = tags_json(r, t);
-    return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ring", SHIM_PATH_RING,
-                     "resolved", jint(pt->resolved), "overwritten", jint(pt->overwritten),
-                     "pending", jint(pt->pending), "dropped", jint(pt->dropped), "none",
-                     jint(pt->none), "distinct", jint(t->n_entries), "entries",
-                     entries ? entries : json_array(), "other",
+    return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ring", SHIM_PATH_RING,
+                     "resolved", jint(pt->resolved), "pathless", jint(pt->pathless), "overwritten",
+                     jint(pt->overwritten), "pending", jint(pt->pending), "dropped",
+                     jint(pt->dropped), "none", jint(pt->none), "distinct", jint(t->n_entries),
+                     "entries", entries ? entries : json_array(), "other",
                      entry_json(r, t, tag_table_other(t), NULL));
 }
 

@@ -61,6 +61,7 @@ struct run_rate {
 struct shim_run {
     struct shim_settings settings;
     struct observer obs;
+    uint64_t *pathless; /* the plan's functions without paths (sidetable_pathless) */
     struct placement placement;
     struct machine_topology topo;
     struct tsc_info tsc;

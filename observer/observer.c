@@ -496,9 +496,28 @@ static int path_settle(struct observer *o, int final)
     return 1;
 }
 
+/* Whether fn is one of the plan's functions without paths. */
+static inline int pathless(const struct probe_plan *p, uint64_t fn)
+{
+    unsigned lo = 0, hi = p->n_pathless;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (p->pathless[mid] < fn)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->n_pathless && p->pathless[lo] == fn;
+}
+
 static void path_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
                         unsigned flags)
 {
+    if (o->plan.n_pathless && o->plan.method_tag &&
+        pathless(&o->plan, prev[o->key_offset + o->plan.method_tag])) {
+        o->path_totals.pathless++;
+        return;
+    }
     if (o->pending_n == OBSERVER_PENDING && !path_settle(o, 0)) {
         o->path_totals.dropped++;
         pending_pop(o);

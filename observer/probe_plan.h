@@ -94,6 +94,11 @@ struct probe_plan {
      * number there instead of the slot's word; 0: the slot is read like any tag. Needs
      * method_tag. */
     unsigned walk_tag;
+    /* With `paths`: the functions that append no paths (their table numbers none: an
+     * indirect branch made the pass fall back), sorted. A period in one of them is not
+     * held back for a path that never comes (path_totals.pathless). */
+    const uint64_t *pathless;
+    unsigned n_pathless;
     struct probe_by by;
 };
 

@@ -151,13 +151,19 @@ static void paths_heading(const struct profile *p)
 {
     const struct profile_paths *pp = &p->paths;
     uint64_t attributed = p->samples.total - p->samples.interrupted;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
     printf("paths: %s samples resolved to a path (%.2f%% of the attributed samples);\n"
            "not resolved: %s overwritten (the thread's ring of %s paths wrapped before they "
-           "were read),\n%s pending (the path had not completed when observation stopped)\n\n",
+           "were read),\n%s pending (the path had not completed when observation stopped)",
            fmt_count(pp->resolved, a, sizeof a), 100 * stats_fraction(pp->resolved, attributed),
            fmt_count(pp->overwritten, b, sizeof b), fmt_count(pp->ring, c, sizeof c),
            fmt_count(pp->pending, d, sizeof d));
+    if (pp->pathless)
+        printf(",\n%s in functions without path numbering (an indirect branch, such as a "
+               "computed goto,\nmade the pass fall back: 'shimview functions' and 'shimview "
+               "loops' have them)",
+               fmt_count(pp->pathless, e, sizeof e));
+    printf("\n\n");
 }
 
 static void paths_notes(const struct profile *p)

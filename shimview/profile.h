@@ -228,6 +228,7 @@ struct profile_tag {
  * a Ball-Larus path, and an entry per (thread, function, path) that got any. */
 struct profile_paths {
     uint64_t ring, resolved, overwritten, pending;
+    uint64_t pathless; /* periods in functions that number no paths (0 in older profiles) */
     size_t nentries;
     struct profile_tag *entries; /* values [function address, path]; function: the
                                   * path's function (NULL when `functions` lacks it) */

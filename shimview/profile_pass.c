@@ -372,6 +372,7 @@ static int read_paths(struct reader *r, const json_t *root, struct profile *p,
         member_u64(r, o, "resolved", &pp->resolved) ||
         member_u64(r, o, "overwritten", &pp->overwritten) ||
         member_u64(r, o, "pending", &pp->pending) ||
+        member_optional(r, o, "pathless", value_u64, &pp->pathless, NULL) ||
         member_array(r, o, "entries", sizeof *pp->entries, element_path_entry, (void *)c,
                      &pp->entries, &pp->nentries))
         return -1;

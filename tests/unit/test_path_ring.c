@@ -28,6 +28,7 @@
 
 #define FN_A 0x401000u
 #define FN_B 0x402000u
+#define FN_C 0x403000u /* a function without path numbering (an indirect branch) */
 
 /* The append the pass generates (path.h), in C. */
 static void append(struct shim_path_ring *r, uint64_t fn, uint64_t path)
@@ -110,10 +111,16 @@ static struct test_program program;
  * that never completes before the stop. With `calls`, A's path 0 instead works for a
  * long time, then calls B, whose path 2 completes first (a short one), then completes
  * itself: the method signal says which function runs. */
+static const uint64_t pathless_fns[] = {FN_C};
+
 static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang,
                 int calls)
 {
     struct probe_plan plan = {0};
+    if (calls == 2) { /* C, which appends no paths, calls B again and again */
+        plan.pathless = pathless_fns;
+        plan.n_pathless = 1;
+    }
     plan.registry = test_program_init(&program, thread_word, 0);
     test_set_tag(&program, 0, 1);
     program.block[0].reserved[SHIM_BLOCK_PATH_RING] = (uintptr_t)ring;
@@ -136,6 +143,13 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
     struct observer_thread_run th;
     assert_int_equal(observer_thread_start(&th, o), 0);
     double end = now_ns() + 40e6;
+    while (calls == 2 && now_ns() < end) {
+        store(&method_word, FN_C);
+        spin(20000);
+        store(&method_word, FN_B);
+        spin(1000);
+        append(ring, FN_B, 2);
+    }
     while (calls && now_ns() < end) {
         store(&method_word, FN_A); /* long against a sample period, even under TSan */
         spin(80000);
@@ -168,7 +182,8 @@ static void check_paths(const struct observer *o)
     const struct tag_table *t = &o->paths;
     uint64_t attributed = o->totals.total - o->totals.interrupted;
     assert_true(attributed > 0);
-    assert_int_equal(pt->resolved + pt->overwritten + pt->pending + pt->dropped, attributed);
+    assert_int_equal(pt->resolved + pt->overwritten + pt->pending + pt->dropped + pt->pathless,
+                     attributed);
     uint64_t samples = 0, kept = 0;
     for (uint32_t i = 0; i < t->n_entries; i++) {
         const uint64_t *k = tag_table_key(t, i);
@@ -236,6 +251,30 @@ static void caller_before_call(void **state)
     free(ring);
 }
 
+/* A period in a function the pass numbered no paths for (an interpreter's dispatch loop
+ * built on computed goto) does not wait for a path that never comes: it is counted as
+ * pathless at once, and its callee's periods still find their paths. */
+static void pathless_functions_do_not_wait(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    run(&o, ring, 1000, 0, 2);
+    check_paths(&o);
+    const struct path_totals *pt = &o.path_totals;
+    print_message("pathless %llu, resolved %llu, overwritten %llu, pending %llu, dropped %llu\n",
+                  (unsigned long long)pt->pathless, (unsigned long long)pt->resolved,
+                  (unsigned long long)pt->overwritten, (unsigned long long)pt->pending,
+                  (unsigned long long)pt->dropped);
+    assert_true(pt->pathless > 5 * pt->resolved); /* 20000 cycles of C's to 1000 of B's */
+    assert_true(pt->resolved > 0);
+    assert_int_equal(pt->overwritten + pt->dropped, 0);
+    for (uint32_t i = 0; i < o.paths.n_entries; i++)
+        assert_int_equal(tag_table_key(&o.paths, i)[1], FN_B);
+    observer_free(&o);
+    free(ring);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +282,7 @@ int main(void)
         cmocka_unit_test(attributes_every_period_once),
         cmocka_unit_test(fastest_and_pending_at_stop),
         cmocka_unit_test(caller_before_call),
+        cmocka_unit_test(pathless_functions_do_not_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
