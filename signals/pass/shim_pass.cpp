@@ -9,6 +9,9 @@
  * that will really execute: after inlining, unrolling and CFG simplification. For each
  * function with a body it
  *   - stores the function's address into slot 8 at entry and after every call returns;
+ *   - with the context signal, makes the function keep its frame pointer and stores its
+ *     frame address into slot 11 right after slot 8 (signals/stackwalk.h: the observer
+ *     walks the frame-pointer chain from it);
  *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry, on every edge that
  *     enters, repeats or leaves a loop, and after every call returns;
  *   - numbers the acyclic paths (Ball and Larus; numbering.h), keeps the path sum in a
