@@ -10,33 +10,12 @@
 # to build/ at the top of the checkout) and each variant is built in
 # BUILD_DIR/realprog/VARIANT/: the static library with every hash method, and
 # VARIANT/driver, bench/realprog/driver.c compiled with the library's flags and linked
-# with it:
-#
-#   plain             -O2
-#   instrumented      -O2 -finstrument-functions; the hooks stay undefined in the
-#                     program and resolve at run time: to glibc's empty
-#                     __cyg_profile_func_enter/exit when it runs alone, to libshim's
-#                     when it runs under shimrun (which preloads libshim). Also builds
-#                     instrumented/count_calls.so, hooks that only count function entries
-#                     (LD_PRELOAD it; it prints the count at exit).
-#   clang-plain       -O2, compiled by clang 14: the baseline of the three below, the
-#                     same compiler without hooks or the pass; checked like plain, and
-#                     against plain's driver where that is built
-#   clang-instrumented  clang -O2 -finstrument-functions-after-inlining: hooks like
-#                     instrumented's, but only in the functions left after inlining
-#   pass-method-loop  clang -O2 -fpass-plugin=PLUGIN, with SHIM_PASS=method,loop exported
-#                     for the compiler: the method (slot 8) and loop (slot 10) signals
-#   pass-path         the same with SHIM_PASS=method,loop,path: the Ball-Larus path ring too
-#                     The pass variants' code reads libshim's thread-local pointers, so
-#                     their driver is linked with -L BUILD_DIR -lshim and an rpath there;
-#                     run alone, its stores go to libshim's dummy block and ring.
-#
-# PLUGIN is SHIM_PASS_PLUGIN, default BUILD_DIR/signals/pass/shim-pass.so, which the
-# project builds where clang/LLVM 14 are installed. CC overrides the compiler of every
-# variant (default cc; clang-14, else clang, for the clang variants, which must be clang
-# 14: the plugin runs inside it); CFLAGS_EXTRA is appended to every variant's flags. A
-# variant starts afresh when its compiler, flags, SHIM_PASS or plugin (path and content)
-# change, and is otherwise rebuilt only where something is missing.
+# with it. The variants (plain, instrumented, clang-plain, clang-instrumented and
+# pass-MODES for the compiler pass), their compilers and flags, and CC, CFLAGS_EXTRA and
+# SHIM_PASS_PLUGIN are bench/realprog/variants.sh's, shared with the other programs.
+# The clang-plain variant is checked like plain, and against plain's driver where that
+# is built. A variant starts afresh when its compiler, flags, SHIM_PASS or plugin (path
+# and content) change, and is otherwise rebuilt only where something is missing.
 # LIBXCRYPT_SOURCE names another copy of the package's tree (default /usr/src/libxcrypt).
 #
 # Why not libxcrypt's own autotools build: Debian's libxcrypt-source leaves out
@@ -59,35 +38,10 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-$root/build}
 upstream=${LIBXCRYPT_SOURCE:-/usr/src/libxcrypt}
 
-# The clang the plugin was built for: its LLVM is the one the plugin links against.
-clang14=$(command -v clang-14 2>/dev/null || echo clang)
-case $variant in
-plain) cc=${CC:-cc} flags="-O2" ;;
-instrumented) cc=${CC:-cc} flags="-O2 -finstrument-functions" ;;
-clang-plain) cc=${CC:-$clang14} flags="-O2" ;;
-clang-instrumented) cc=${CC:-$clang14} flags="-O2 -finstrument-functions-after-inlining" ;;
-pass-method-loop | pass-path)
-    plugin=${SHIM_PASS_PLUGIN:-$build/signals/pass/shim-pass.so}
-    if [ ! -f "$plugin" ]; then
-        echo "build.sh: $variant: no compiler pass plugin at $plugin (the project builds it where clang/LLVM 14 are installed; SHIM_PASS_PLUGIN names another)" >&2
-        exit 1
-    fi
-    plugin=$(cd "$(dirname "$plugin")" && pwd)/$(basename "$plugin")
-    if [ "$variant" = pass-path ]; then SHIM_PASS=method,loop,path; else SHIM_PASS=method,loop; fi
-    export SHIM_PASS
-    cc=${CC:-$clang14} flags="-O2 -fpass-plugin=$plugin" ;;
-*)
-    echo "usage: bench/realprog/build.sh plain|instrumented|clang-plain|clang-instrumented|pass-method-loop|pass-path [BUILD_DIR]" >&2
-    exit 2 ;;
-esac
-case $variant in
-clang-* | pass-*)
-    "$cc" --version 2>/dev/null | grep -q 'clang version 14\.' || {
-        echo "build.sh: $variant: needs clang 14 (the compiler pass's LLVM); $cc is not" >&2
-        exit 1
-    } ;;
-esac
-flags="$flags${CFLAGS_EXTRA:+ $CFLAGS_EXTRA}"
+realprog=$here
+# shellcheck source=bench/realprog/variants.sh
+. "$here/variants.sh"
+variant_setup "usage: bench/realprog/build.sh plain|instrumented|clang-plain|clang-instrumented|pass-MODES [BUILD_DIR]"
 
 if [ ! -f "$upstream/lib/crypt.c" ] && [ -z "${LIBXCRYPT_SOURCE:-}" ]; then
     "$root/scripts/install-deps" libxcrypt-source >&2 || true
@@ -100,12 +54,6 @@ fi
 scratch=$build/realprog
 mkdir -p "$scratch"
 scratch=$(cd "$scratch" && pwd)
-jobs=$(nproc 2>/dev/null || echo 2)
-
-fail() {
-    echo "build.sh: $variant: $*" >&2
-    exit 1
-}
 
 # config.h: what libxcrypt's configure finds on glibc/Linux, for a static library
 # without the obsolete DES API. Byte order comes from the compiler.
@@ -202,8 +150,7 @@ src=$scratch/src
 gen=$scratch/include
 if [ "$(cat "$scratch/.source" 2>/dev/null)" != "$version" ]; then
     rm -rf "$scratch/src" "$scratch/include" "$scratch/plain" "$scratch/instrumented" \
-        "$scratch/clang-plain" "$scratch/clang-instrumented" "$scratch/pass-method-loop" \
-        "$scratch/pass-path" \
+        "$scratch/clang-plain" "$scratch/clang-instrumented" "$scratch"/pass-* \
         "$scratch/.source"
     cp -R "$upstream" "$src"
     mkdir -p "$gen"
@@ -222,70 +169,25 @@ sources=$(awk '/^libcrypt_la_SOURCES = / { on = 1 }
     "$src/Makefile.am")
 [ -n "$sources" ] || fail "no libcrypt_la_SOURCES in $src/Makefile.am"
 
-# A variant starts afresh when its compiler or flags change, so that no object keeps
-# the old ones: SHIM_PASS and the plugin's content are part of the pass's flags (a
-# plugin rebuilt in place instruments differently).
-out=$scratch/$variant
-log=$out/build.log
-config="$version|$cc|$flags|SHIM_PASS=${SHIM_PASS-}"
-if [ -n "${plugin:-}" ]; then config="$config|$(cksum <"$plugin")"; fi
-if [ "$(cat "$out/.config" 2>/dev/null)" != "$config" ]; then
-    rm -rf "$out"
-    mkdir -p "$out/obj"
-    echo "$config" >"$out/.config"
-fi
-{
-    printf 'OBJS ='
-    for s in $sources; do printf ' obj/%s.o' "$(basename "$s" .c)"; done
-    # shellcheck disable=SC2016 # make's variables, not the shell's
-    printf '\n\nlibcrypt.a: $(OBJS)\n\trm -f $@ && ar rcs $@ $(OBJS)\n'
-    for s in $sources; do
-        printf '\nobj/%s.o: %s\n\t%s %s -DHAVE_CONFIG_H -DIN_LIBCRYPT -I%s -I%s -c %s -o $@\n' \
-            "$(basename "$s" .c)" "$src/$s" "$cc" "$flags" "$gen" "$src/lib" "$src/$s"
-    done
-} >"$out/Makefile"
-echo "== $(date) $cc $flags" >>"$log"
-make -C "$out" -j"$jobs" libcrypt.a >>"$log" 2>&1 || {
-    tail -n 20 "$log" >&2
-    fail "building libcrypt.a failed (log: $log)"
-}
-# The pass's code reads libshim's thread-local pointers: its driver needs libshim.
-libs=
-case $variant in
-pass-*)
-    libdir=$(cd "$build" && pwd)
-    [ -e "$libdir/libshim.so" ] || fail "no $libdir/libshim.so to link with: build the project first"
-    libs="-L$libdir -lshim -Wl,-rpath,$libdir" ;;
-esac
-# shellcheck disable=SC2086 # flags and libs are words
-"$cc" $flags -I"$gen" -o "$out/driver" "$here/driver.c" "$out/libcrypt.a" $libs >>"$log" 2>&1 ||
-    fail "linking the driver failed (log: $log)"
-if [ "$variant" = instrumented ]; then
-    # The counting hooks are never instrumented themselves: they would count their own calls.
-    "$cc" -O2 -fPIC -shared -o "$out/count_calls.so" "$here/count_calls.c" >>"$log" 2>&1 ||
-        fail "building count_calls.so failed (log: $log)"
-fi
-checksum() {
-    "$1" 2 | sed -n 's/.*checksum \([0-9a-f]*\).*/\1/p'
-}
+variant_dir "$scratch/$variant" "$version"
+# shellcheck disable=SC2046 # one word per source
+variant_archive libcrypt.a "-DHAVE_CONFIG_H -DIN_LIBCRYPT -I$gen -I$src/lib" \
+    $(for s in $sources; do echo "$src/$s"; done)
+variant_link "$here/driver.c" "-I$gen" libcrypt.a
 case $variant in
 plain | clang-plain)
     # The hand-made build against Debian's own, and clang's against plain's: the same
     # hashes, or the build is wrong (and the pass's baseline would do other work).
-    ours=$(checksum "$out/driver")
+    ours=$(checksum "$out/driver" 2)
     if [ -f /usr/include/crypt.h ]; then
         "$cc" -O2 -o "$out/driver-debian" "$here/driver.c" -lcrypt >>"$log" 2>&1 ||
             fail "linking the driver with Debian's libcrypt failed (log: $log)"
-        theirs=$(checksum "$out/driver-debian")
-        if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then
-            fail "libcrypt.a hashes differently from Debian's libcrypt (checksum '$ours', Debian's '$theirs')"
-        fi
+        check_same "libcrypt.a hashes differently from Debian's libcrypt" \
+            "$ours" "$(checksum "$out/driver-debian" 2)"
     fi
     if [ "$variant" = clang-plain ] && [ -x "$scratch/plain/driver" ]; then
-        theirs=$(checksum "$scratch/plain/driver")
-        if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then
-            fail "clang's libcrypt.a hashes differently from plain's (checksum '$ours', plain's '$theirs')"
-        fi
+        check_same "clang's libcrypt.a hashes differently from plain's" \
+            "$ours" "$(checksum "$scratch/plain/driver" 2)"
     fi ;;
 esac
 echo "$out/driver"

@@ -23,7 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "driver.h"
 
 static const struct method {
     const char *name;
@@ -46,19 +47,10 @@ static uint64_t checksum_add(uint64_t h, const char *s)
     return h;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
-    char *end;
-    errno = 0;
-    unsigned long iterations = argc == 2 ? strtoul(argv[1], &end, 10) : 0;
-    if (argc != 2 || errno || *end || iterations == 0 || argv[1][0] == '-') {
+    unsigned long iterations = argc == 2 ? driver_iterations(argv[1]) : 0;
+    if (iterations == 0) {
         fprintf(stderr, "usage: driver ITERATIONS (a positive number)\n");
         return 2;
     }
@@ -66,7 +58,7 @@ int main(int argc, char **argv)
      * on the stack. */
     static struct crypt_data data;
     uint64_t h = 0xcbf29ce484222325u;
-    double start = now();
+    double start = driver_now();
     for (unsigned long i = 0; i < iterations; i++) {
         char phrase[64];
         snprintf(phrase, sizeof phrase, "correct horse battery %lu", i);
@@ -81,7 +73,7 @@ int main(int argc, char **argv)
             h = checksum_add(h, hash);
         }
     }
-    double elapsed = now() - start;
+    double elapsed = driver_now() - start;
     printf("driver: %lu iterations of %zu methods, checksum %016" PRIx64 ", elapsed: %.6f s\n",
            iterations, NMETHODS, h, elapsed);
     return 0;

@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """bench/realprog/run.py -- what shim costs a real, call-heavy program.
 
-    bench/realprog/run.py [--quick]
+    bench/realprog/run.py [--quick] [--program libxcrypt|lua] [--pass MODES]...
 
-The program is libxcrypt (Debian's libxcrypt-source, built by bench/realprog/build.sh
-into BUILD/realprog/, never kept in this repository) driven by bench/realprog/driver.c:
-a fixed number of iterations, each hashing one pass phrase with six methods. In one run,
-interleaved, it times three configurations doing the same work for each compiler:
+Two programs nobody wrote for shim, each built from Debian's sources and never kept in
+this repository (PROGRAMS below):
+
+  libxcrypt  (the default) Debian's libxcrypt-source, built by bench/realprog/build.sh
+             into BUILD/realprog/, driven by bench/realprog/driver.c: a fixed number of
+             iterations, each hashing one pass phrase with six methods; 8-52 million
+             calls per second
+  lua        Lua 5.4, Debian's lua5.4 source package fetched and built by
+             bench/realprog/lua/build.sh into BUILD/realprog-lua/, driven by
+             bench/realprog/lua/driver.c running bench/realprog/lua/workload.lua: a
+             bytecode interpreter, call-dense (hundreds of millions of calls per second)
+
+Both are built in the variants of bench/realprog/variants.sh. For the program, in one
+run, interleaved, it times three configurations doing the same work for each compiler:
 
   plain          built by gcc with -O2
   instrumented   built with -O2 -finstrument-functions, run alone: every function
@@ -29,32 +39,35 @@ Each run's result checksum must equal the others' (and build.sh checks the plain
 against Debian's libcrypt), so all of them did the same work.
 
 Then, for the compiler pass (docs/compiler-pass.md), interleaved in the same way and
-against the same compiler without the pass, five configurations:
+against the same compiler without the pass: clang-plain, built by clang 14 with -O2,
+and for each pass mode M (PASS_MODES, or each --pass M given: a value of SHIM_PASS)
+the build with the pass and SHIM_PASS=M (variant pass-M, commas written as dashes) in
+two configurations, M-alone (run alone: the stores go to libshim's dummy block and
+ring) and M-observed (under shimrun: the stores go to the observed block and ring,
+which the observer reads). By default:
 
-  clang-plain           built by clang 14 with -O2
-  method-loop-alone     built with the pass, SHIM_PASS=method,loop: every function stores
-                        its address (slot 8) and its loop (slot 10); run alone, the stores
-                        go to libshim's dummy block
-  method-loop-observed  that build under shimrun: the stores go to the observed block
-  path-alone            built with SHIM_PASS=method,loop,path: every completed Ball-Larus
-                        path is appended to the thread's ring too (a dummy ring, alone)
-  path-observed         that build under shimrun, whose observer reads the ring back
+  method-loop-*       SHIM_PASS=method,loop: every function stores its address (slot 8)
+                      and its loop (slot 10)
+  method-loop-path-*  SHIM_PASS=method,loop,path: every completed Ball-Larus path is
+                      appended to the thread's ring too
 
-with medians, ratios to clang-plain and the targets beside them (method and loop
-signals within 3%, path signals within 25%, alone and observed alike), and, from each
-observed configuration's last profile, the samples, the functions, loops and paths seen
-and how the periods found their paths. The checksums of these runs must all be equal
-too, and build.sh checks clang-plain's against plain's.
+with medians, ratios to clang-plain and the targets beside them (PASS_TARGETS: method
+and loop signals within 3%, path signals within 25%, alone and observed), and,
+from each observed configuration's last profile, the samples, the functions, loops and
+paths seen and how the periods found their paths. The checksums of these runs must all
+be equal too, and the build scripts check clang-plain's against plain's.
 
-Writes realprog.csv and realprog_pass.csv (every run; the profile's figures on the run
-they were read from) into bench/results/ (--quick: bench/results/quick/). bench/run
-runs both as its `realprog` and `realprog pass` steps and puts their tables in
-bench/README.md; run alone, it builds libshim, shimrun and the pass's plugin first
-(into SHIM_BENCH_BUILD, default build/). Each is skipped, with one line saying why,
-when libxcrypt-source is not installed or a build fails; the pass's, also when there is
-no clang 14 or no plugin (the project builds it where clang/LLVM 14 are installed;
-SHIM_PASS_PLUGIN names another). --quick runs a short version (a build takes a few
-seconds from scratch, well under a second when nothing changed).
+Writes PROGRAM.csv and PROGRAM_pass.csv (realprog.csv and realprog_pass.csv for
+libxcrypt, lua.csv and lua_pass.csv for Lua; every run, the profile's figures on the
+run they were read from) into bench/results/ (--quick: bench/results/quick/). bench/run
+runs both for both programs as its `realprog`, `realprog pass`, `lua` and `lua pass`
+steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
+and the pass's plugin first (into SHIM_BENCH_BUILD, default build/). Each is skipped,
+with one line saying why, when the program's sources cannot be had or a build fails;
+the pass's, also when there is no clang 14 or no plugin (the project builds it where
+clang/LLVM 14 are installed; SHIM_PASS_PLUGIN names another). --quick runs a short
+version (a build takes seconds from scratch, well under a second when nothing changed;
+Lua's first build also fetches its sources).
 """
 import csv
 import functools
@@ -70,10 +83,24 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# Iterations per run and interleaved repetitions. A full iteration is ~13 ms of hashing
-# on the development machine, ~0.7 million calls.
-FULL = {"iterations": 80, "runs": 11}
-QUICK = {"iterations": 4, "runs": 3}
+# The programs: the name shown, the script that builds a variant, the arguments the
+# driver takes before the iterations, the iterations per run and interleaved repetitions (full and quick),
+# the name of the step (its console lines and CSV files) and the command in words.
+PROGRAMS = {
+    # A full iteration is ~13 ms of hashing on the development machine, ~0.7 million calls.
+    "libxcrypt": {"name": "libxcrypt", "build": os.path.join(HERE, "build.sh"), "args": [],
+                  "full": {"iterations": 80, "runs": 11},
+                  "quick": {"iterations": 4, "runs": 3}, "step": "realprog",
+                  "command": "bench/realprog/driver {n} (libxcrypt, six hashing methods)"},
+    # An iteration is ~0.8 ms of Lua on the development machine, ~0.3 million calls (gcc's
+    # hooks, inlined copies included): a full run ~1.2 s at -O2.
+    "lua": {"name": "Lua", "build": os.path.join(HERE, "lua", "build.sh"),
+            "args": [os.path.join(HERE, "lua", "workload.lua")],
+            "full": {"iterations": 1500, "runs": 7},
+            "quick": {"iterations": 100, "runs": 3}, "step": "lua",
+            "command": "bench/realprog/lua/driver workload.lua {n} (Lua 5.4: recursion, "
+                       "methods, sorting with a Lua comparator, strings)"},
+}
 
 # Each compiler's three configurations; the first is the others' baseline.
 COMPILERS = {"gcc": ("plain", "instrumented", "shimrun"),
@@ -104,10 +131,10 @@ class Skip(Exception):
     """The measurement cannot be made here; the message says why, in one line."""
 
 
-def build_variant(build_dir, variant):
-    """bench/realprog/build.sh VARIANT: (driver path, seconds it took)."""
+def build_variant(prog, build_dir, variant):
+    """The program's build script for VARIANT: (driver path, seconds it took)."""
     start = time.perf_counter()
-    out = subprocess.run(["sh", os.path.join(HERE, "build.sh"), variant, build_dir],
+    out = subprocess.run(["sh", prog["build"], variant, build_dir],
                          capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if out.returncode != 0:
@@ -198,37 +225,53 @@ def write_rows(path, rows):
 
 
 def skippable(step):
-    """step, returning {"skipped": why} instead of its results when it cannot be made."""
+    """step, returning {"skipped": why} instead of its results when it cannot be made;
+    the results name the program's step either way."""
     @functools.wraps(step)
-    def run(build_dir, results_dir, quick):
+    def run(build_dir, results_dir, quick, program="libxcrypt", **options):
         try:
-            return step(build_dir, results_dir, quick)
+            r = step(build_dir, results_dir, quick, PROGRAMS[program], **options)
         except Skip as e:
-            return {"skipped": str(e)}
+            r = {"skipped": str(e)}
+        return dict(r, step=PROGRAMS[program]["step"], program=PROGRAMS[program]["name"])
     return run
 
 
-def prepare(build_dir, quick, variants):
+def prepare(prog, build_dir, quick, variants):
     """What a step starts from: its size, shimrun, and each of variants built, in order
     ({variant: (driver path, seconds the build took)})."""
     shimrun = os.path.join(build_dir, "shimrun")
     if not os.path.exists(shimrun):
         raise Skip(f"no {shown(shimrun)}: build the project first")
-    return QUICK if quick else FULL, shimrun, {v: build_variant(build_dir, v) for v in variants}
+    return (prog["quick" if quick else "full"], shimrun,
+            {v: build_variant(prog, build_dir, v) for v in variants})
 
 
-def commands(shimrun, n, drivers, observed):
+def source_version(driver):
+    """The version of the sources a driver was built from, as its build script wrote it
+    (the first line of the Debian package's changelog: its name and version)."""
+    try:
+        with open(os.path.join(os.path.dirname(driver), "version")) as f:
+            line = f.read().strip()
+    except OSError:
+        return "version unknown"
+    m = re.match(r"(\S+) \(([^)]+)\)", line)
+    return f"{m.group(1)} {m.group(2)}" if m else line
+
+
+def commands(prog, shimrun, n, drivers, observed):
     """Each configuration's command line ({config: argv}) and the profiles the observed
     ones write ({config: path}): a driver run for n iterations, alone or, where
     observed(config), under shimrun."""
     profs, argv = {}, {}
     for c, driver in drivers.items():
+        run = [driver] + prog["args"] + [n]
         if observed(c):
             profs[c] = os.path.join(tempfile.gettempdir(),
-                                    f"shim-bench-realprog-{c}-{os.getpid()}.json")
-            argv[c] = [shimrun, "-q", "-o", profs[c], "--", driver, n]
+                                    f"shim-bench-{prog['step']}-{c}-{os.getpid()}.json")
+            argv[c] = [shimrun, "-q", "-o", profs[c], "--"] + run
         else:
-            argv[c] = [driver, n]
+            argv[c] = run
     return profs, argv
 
 
@@ -243,20 +286,21 @@ def count_calls(counter, argv):
 
 
 @skippable
-def measure(build_dir, results_dir, quick):
-    """The realprog step: a dict of results, or {"skipped": why}. gcc's configurations
-    always; clang's too where clang 14 builds them (else "clang_skipped" says why)."""
-    size, shimrun, built = prepare(build_dir, quick, ("plain", "instrumented"))
+def measure(build_dir, results_dir, quick, prog):
+    """The realprog step for the program: a dict of results, or {"skipped": why}. gcc's
+    configurations always; clang's too where clang 14 builds them (else "clang_skipped"
+    says why)."""
+    size, shimrun, built = prepare(prog, build_dir, quick, ("plain", "instrumented"))
     clang_skipped = None
     try:
-        built.update({v: build_variant(build_dir, v)
+        built.update({v: build_variant(prog, build_dir, v)
                       for v in ("clang-plain", "clang-instrumented")})
     except Skip as e:
         clang_skipped = str(e)
     configs = CONFIGS if clang_skipped is None else COMPILERS["gcc"]
     counter = os.path.join(os.path.dirname(built["instrumented"][0]), "count_calls.so")
     n = str(size["iterations"])
-    profs, argv = commands(shimrun, n, {c: built[VARIANT[c]][0] for c in configs},
+    profs, argv = commands(prog, shimrun, n, {c: built[VARIANT[c]][0] for c in configs},
                            lambda c: c.endswith("shimrun"))
     instrumented = [c for c in configs if c != BASE[c]]
     hooks = {c: hooks_bound(argv[c]) for c in instrumented}
@@ -277,8 +321,8 @@ def measure(build_dir, results_dir, quick):
                          "loop_seconds": "", "wall_seconds": "", "checksum": checksum,
                          "calls": calls[base]})
     if len(sums) != 1:
-        raise Skip(f"the runs did not all compute the same hashes (checksums {sorted(sums)})")
-    write_rows(os.path.join(results_dir, "realprog.csv"), rows)
+        raise Skip(f"the runs did not all compute the same result (checksums {sorted(sums)})")
+    write_rows(os.path.join(results_dir, f"{prog['step']}.csv"), rows)
 
     med, medw, pairs = against(loop, wall, BASE)
     per_call = {compiler: {"hook_ns": (med[alone] - med[base]) / calls[base] * 1e9,
@@ -291,8 +335,8 @@ def measure(build_dir, results_dir, quick):
             "hooks": {c: hooks_name(p) for c, p in hooks.items()},
             "build_seconds": {v: built[v][1] for v in built},
             "observer": observed, "checksum": sums.pop(),
-            "command": f"bench/realprog/driver {n} (libxcrypt, six hashing methods), "
-                       f"{size['runs']} interleaved runs each"}
+            "version": source_version(built["plain"][0]),
+            "command": f"{prog['command'].format(n=n)}, {size['runs']} interleaved runs each"}
 
 
 def timing(r, c, base, cells=False):
@@ -326,28 +370,30 @@ def per_call_line(r, compiler):
 
 def summary(r):
     """Lines for bench/run's console summary."""
+    step = r["step"]
     if "skipped" in r:
-        return [f"realprog: skipped: {r['skipped']}"]
+        return [f"{step}: skipped: {r['skipped']}"]
     built = ", ".join(f"{v} in {s:.1f} s" for v, s in r["build_seconds"].items())
-    lines = [f"realprog: built {built}; hooked calls: "
+    lines = [f"{step}: {r['program']} ({r['version']}), built {built}; hooked calls: "
              + ", ".join(f"{b} {r['calls'][b]} ({r['calls_per_second'][b] / 1e6:.1f} million "
                          f"per second at {b} speed)" for b in r["calls"])]
     if r["clang_skipped"]:
-        lines.append(f"realprog: clang's builds skipped: {r['clang_skipped']}")
+        lines.append(f"{step}: clang's builds skipped: {r['clang_skipped']}")
     for c in r["configs"]:
         hooks = f", {r['hooks'][c]}" if c in r["hooks"] else ""
-        lines.append(f"realprog {c:<18} {timing(r, c, BASE[c])}{hooks}, target "
+        lines.append(f"{step} {c:<18} {timing(r, c, BASE[c])}{hooks}, target "
                      f"{verdict(r, c)}   [{r['command']}]")
-    lines += [f"realprog: {per_call_line(r, b)}" for b in r["per_call"]]
+    lines += [f"{step}: {per_call_line(r, b)}" for b in r["per_call"]]
     return lines
 
 
 def readme_lines(r):
     """The results block's lines for bench/README.md."""
     if "skipped" in r:
-        return [f"A real program (libxcrypt) with and without shim: not measured: "
+        return [f"A real program ({r['program']}) with and without shim: not measured: "
                 f"{r['skipped']}."]
-    lines = [f"A real program with and without shim ({r['command']}; calls seen by the "
+    lines = [f"A real program, {r['program']} ({r['version']}), with and without shim "
+             f"({r['command']}; calls seen by the "
              f"hooks: " + ", ".join(f"{r['calls'][b]:,} in the {b} build "
                                     f"({r['calls_per_second'][b] / 1e6:.1f} million per "
                                     f"second at its speed)" for b in r["calls"])
@@ -365,22 +411,40 @@ def readme_lines(r):
 
 # The compiler pass's measurement: each build, and each pass build run alone (its stores
 # go to libshim's dummy block and ring) and observed under shimrun, against the same
-# compiler without the pass.
-PASS_CONFIGS = ("clang-plain", "method-loop-alone", "method-loop-observed", "path-alone",
-                "path-observed")
-PASS_VARIANT = {"clang-plain": "clang-plain", "method-loop-alone": "pass-method-loop",
-                "method-loop-observed": "pass-method-loop", "path-alone": "pass-path",
-                "path-observed": "pass-path"}
-PASS_SIGNALS = {"clang-plain": "none (no pass)", "pass-method-loop": "method, loop",
-                "pass-path": "method, loop, path"}
-# The targets: at most this ratio to clang-plain, alone and observed alike.
-PASS_TARGETS = {"pass-method-loop": (1.03, "method and loop signals ≤ 3% (the SHIM paper: "
-                                           "~1% on Jikes RVM)"),
-                "pass-path": (1.25, "path signals ≤ 25% (Ammons et al.: 32% on SPEC95 for "
-                                    "path profiling alone)")}
+# compiler without the pass. The modes measured, each a value of SHIM_PASS (the variant
+# pass-MODE of bench/realprog/variants.sh builds with it): a new mode of the pass is
+# measured by adding its name here (or by --pass MODE).
+PASS_MODES = ("method,loop", "method,loop,path")
+# The targets: at most these ratios to clang-plain, run alone and observed. A mode's
+# target is that of the first signal in this list that it contains; a mode with none
+# of them has none.
+PASS_TARGETS = (("path", 1.25, 1.25, "path signals ≤ 25% alone and observed (Ammons et "
+                                     "al.: 32% on SPEC95 for path profiling alone)"),
+                ("loop", 1.03, 1.03, "method and loop signals ≤ 3% alone and observed (the "
+                                     "SHIM paper: ~1% on Jikes RVM)"),
+                ("method", 1.03, 1.03, "method and loop signals ≤ 3% alone and observed "
+                                       "(the SHIM paper: ~1% on Jikes RVM)"))
 PASS_PROFILE_COLUMNS = ("samples", "median_period", "functions_seen", "loops_seen",
                         "loops_in_functions_seen", "paths_seen", "paths_resolved",
                         "paths_overwritten", "paths_pending", "paths_dropped", "paths_none")
+
+
+def pass_target(mode):
+    """(limit alone, limit observed, words) for a pass mode, or None."""
+    signals = mode.split(",")
+    return next((t[1:] for t in PASS_TARGETS if t[0] in signals), None)
+
+
+def pass_configs(modes):
+    """The pass step's configurations in order and each one's (variant, SHIM_PASS or
+    None): clang-plain, then per mode M its build alone and observed, M-alone and
+    M-observed (commas written as dashes)."""
+    configs = {"clang-plain": ("clang-plain", None)}
+    for mode in modes:
+        slug = mode.replace(",", "-")
+        for run in ("alone", "observed"):
+            configs[f"{slug}-{run}"] = (f"pass-{slug}", mode)
+    return configs
 
 
 def pass_profile_summary(path):
@@ -405,60 +469,71 @@ def pass_profile_summary(path):
 
 
 @skippable
-def measure_pass(build_dir, results_dir, quick):
-    """The compiler pass on the real program: a dict of results, or {"skipped": why}."""
+def measure_pass(build_dir, results_dir, quick, prog, modes=PASS_MODES):
+    """The compiler pass on the program: a dict of results, or {"skipped": why}."""
+    configs = pass_configs(modes)
     # The pass builds first: without clang/LLVM 14 or the plugin they say so.
-    size, shimrun, built = prepare(build_dir, quick,
-                                   ("pass-method-loop", "pass-path", "clang-plain"))
+    variants = list(dict.fromkeys(v for v, _ in configs.values() if v != "clang-plain"))
+    size, shimrun, built = prepare(prog, build_dir, quick, variants + ["clang-plain"])
     n = str(size["iterations"])
-    profs, argv = commands(shimrun, n, {c: built[PASS_VARIANT[c]][0] for c in PASS_CONFIGS},
+    profs, argv = commands(prog, shimrun, n, {c: built[v][0] for c, (v, _) in configs.items()},
                            lambda c: c.endswith("-observed"))
 
     blank = {k: "" for k in PASS_PROFILE_COLUMNS}
-    rows, loop, wall, sums = interleaved(argv, PASS_CONFIGS, size["runs"], n, blank)
+    rows, loop, wall, sums = interleaved(argv, list(configs), size["runs"], n, blank)
     if len(sums) != 1:
-        raise Skip(f"the runs did not all compute the same hashes (checksums {sorted(sums)})")
+        raise Skip(f"the runs did not all compute the same result (checksums {sorted(sums)})")
     profiles = {}
     for c, prof in profs.items():  # each profile is that of the configuration's last run
         profiles[c] = pass_profile_summary(prof)
         os.unlink(prof)
         last = max(i for i, row in enumerate(rows) if row["config"] == c)
         rows[last].update(profiles[c])
-    write_rows(os.path.join(results_dir, "realprog_pass.csv"), rows)
+    write_rows(os.path.join(results_dir, f"{prog['step']}_pass.csv"), rows)
 
-    med, medw, pairs = against(loop, wall, dict.fromkeys(PASS_CONFIGS, "clang-plain"))
+    med, medw, pairs = against(loop, wall, dict.fromkeys(configs, "clang-plain"))
     return {"iterations": size["iterations"], "runs": size["runs"], "median": med,
-            "median_wall": medw, "pairs": pairs, "profiles": profiles,
-            "build_seconds": {v: built[v][1] for v in built}, "checksum": sums.pop(),
-            "command": f"bench/realprog/driver {n} (libxcrypt, six hashing methods) built by "
-                       f"clang 14 -O2 with and without the pass, {size['runs']} interleaved "
-                       f"runs each"}
+            "median_wall": medw, "pairs": pairs, "profiles": profiles, "configs": configs,
+            "modes": list(modes), "build_seconds": {v: built[v][1] for v in built},
+            "checksum": sums.pop(), "version": source_version(built["clang-plain"][0]),
+            "command": f"{prog['command'].format(n=n)} built by clang 14 -O2 with and "
+                       f"without the pass, {size['runs']} interleaved runs each"}
+
+
+def pass_targets_words(r):
+    """The targets of the modes measured, in words."""
+    words = [pass_target(m) for m in r["modes"]]
+    return "; ".join(dict.fromkeys(t[-1] for t in filter(None, words))) or "none"
 
 
 def pass_verdict(r, c):
-    """The configuration's median ratio to clang-plain against its build's target."""
-    if c == "clang-plain":
+    """The configuration's median ratio to clang-plain against its mode's target."""
+    mode = r["configs"][c][1]
+    target = pass_target(mode) if mode else None
+    if not target:
         return "-"
-    limit, _ = PASS_TARGETS[PASS_VARIANT[c]]
+    limit = target[1] if c.endswith("-observed") else target[0]
     ratio = r["median"][c] / r["median"]["clang-plain"]
     return f"≤ {limit:.2f}: {'met' if ratio <= limit else 'missed'}"
 
 
-def pass_run(c):
+def pass_run(r, c):
     """How a configuration ran, in words."""
-    if c == "clang-plain":
+    mode = r["configs"][c][1]
+    if not mode:
         return "alone"
     if c.endswith("-observed"):
         return "observed under `shimrun`"
-    return ("alone (stores to libshim's dummy block and ring)" if c == "path-alone" else
-            "alone (stores to libshim's dummy block)")
+    ring = " and ring" if "path" in mode.split(",") else ""
+    return f"alone (stores to libshim's dummy block{ring})"
 
 
 def pass_profile_line(r, c):
     """One observed configuration's profile in a sentence."""
     p = r["profiles"][c]
-    note = "" if PASS_VARIANT[c] == "pass-path" else " (a build without the path signal)"
-    return (f"{PASS_VARIANT[c]} under shimrun, last run: {p['samples']} samples, median "
+    variant, mode = r["configs"][c]
+    note = "" if "path" in mode.split(",") else " (a build without the path signal)"
+    return (f"{variant} under shimrun, last run: {p['samples']} samples, median "
             f"period {p['median_period']:.0f} cycles; {p['functions_seen']} functions, "
             f"{p['loops_seen']} of the {p['loops_in_functions_seen']} loops in them, "
             f"{p['paths_seen']} paths seen; attributed periods' paths{note}: "
@@ -469,40 +544,48 @@ def pass_profile_line(r, c):
 
 def pass_summary(r):
     """Lines for bench/run's console summary."""
+    step = f"{r['step']} pass"
     if "skipped" in r:
-        return [f"realprog pass: skipped: {r['skipped']}"]
-    b = r["build_seconds"]
-    lines = [f"realprog pass: built clang-plain in {b['clang-plain']:.1f} s, pass-method-loop "
-             f"in {b['pass-method-loop']:.1f} s, pass-path in {b['pass-path']:.1f} s; targets: "
-             + "; ".join(t for _, t in PASS_TARGETS.values()) + ", alone and observed"]
-    for c in PASS_CONFIGS:
-        lines.append(f"realprog pass {c:<20} {timing(r, c, 'clang-plain')}, "
+        return [f"{step}: skipped: {r['skipped']}"]
+    built = ", ".join(f"{v} in {s:.1f} s" for v, s in r["build_seconds"].items())
+    lines = [f"{step}: {r['program']} ({r['version']}), built {built}; targets: "
+             f"{pass_targets_words(r)}"]
+    for c in r["configs"]:
+        lines.append(f"{step} {c:<24} {timing(r, c, 'clang-plain')}, "
                      f"target {pass_verdict(r, c)}   [{r['command']}]")
-    lines += [f"realprog pass: {pass_profile_line(r, c)}" for c in r["profiles"]]
+    lines += [f"{step}: {pass_profile_line(r, c)}" for c in r["profiles"]]
     return lines
 
 
 def pass_readme_lines(r):
     """The results block's lines for bench/README.md."""
     if "skipped" in r:
-        return [f"The compiler pass on the real program: not measured: {r['skipped']}."]
-    lines = [f"The compiler pass on the real program ({r['command']}); targets, alone and "
-             f"observed alike: " + "; ".join(t for _, t in PASS_TARGETS.values()) + ":", "",
+        return [f"The compiler pass on {r['program']}: not measured: {r['skipped']}."]
+    lines = [f"The compiler pass on {r['program']} ({r['version']}; {r['command']}); targets: "
+             f"{pass_targets_words(r)}:", "",
              "| build | signals | run | median seconds | vs clang `-O2` | single pairs "
              "| wall seconds | target |", "|---|---|---|---|---|---|---|---|"]
-    for c in PASS_CONFIGS:
-        lines.append(f"| {PASS_VARIANT[c]} | {PASS_SIGNALS[PASS_VARIANT[c]]} | {pass_run(c)} | "
+    for c, (variant, mode) in r["configs"].items():
+        signals = mode.replace(",", ", ") if mode else "none (no pass)"
+        lines.append(f"| {variant} | {signals} | {pass_run(r, c)} | "
                      f"{timing(r, c, 'clang-plain', cells=True)} | {pass_verdict(r, c)} |")
     lines += [""] + [f"- {pass_profile_line(r, c)}." for c in r["profiles"]]
     return lines
 
 
 def main():
-    args = sys.argv[1:]
-    if any(a != "--quick" for a in args):
-        print(__doc__)
-        return 2
-    quick = "--quick" in args
+    args, quick, program, modes = sys.argv[1:], False, "libxcrypt", []
+    while args:
+        a = args.pop(0)
+        if a == "--quick":
+            quick = True
+        elif a == "--program" and args and args[0] in PROGRAMS:
+            program = args.pop(0)
+        elif a == "--pass" and args and args[0]:
+            modes.append(args.pop(0))
+        else:
+            print(__doc__)
+            return 2
     build_dir = os.path.abspath(os.environ.pop("SHIM_BENCH_BUILD", "") or os.path.join(ROOT, "build"))
     results = os.path.join(ROOT, "bench", "results", *(["quick"] if quick else []))
     os.makedirs(results, exist_ok=True)
@@ -514,11 +597,11 @@ def main():
     # measurement says it was skipped.
     subprocess.run(["cmake", "--build", build_dir, "--target", "shim-pass"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    r = measure(build_dir, results, quick)
+    r = measure(build_dir, results, quick, program)
     print("\n".join(summary(r)))
     if "skipped" not in r:
         print("\n".join(readme_lines(r)))
-    r = measure_pass(build_dir, results, quick)
+    r = measure_pass(build_dir, results, quick, program, modes=tuple(modes) or PASS_MODES)
     print("\n".join(pass_summary(r)))
     if "skipped" not in r:
         print("\n".join(pass_readme_lines(r)))
