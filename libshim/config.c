@@ -40,7 +40,7 @@ void shim_config_init(struct shim_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->size = sizeof *cfg;
     cfg->output = NULL;
-    cfg->period = 1000;
+    cfg->period = SHIM_DEFAULT_PERIOD;
     cfg->observer_cpu = -1;
     cfg->dte_tolerance = 0.01;
     cfg->hist_buckets = 500;
@@ -126,6 +126,7 @@ static int var_output(struct shim_settings *s, const char *v)
 
 static int var_period(struct shim_settings *s, const char *v)
 {
+    s->period_given = 1;
     return parse_u64(v, SHIM_MAX_PERIOD, &s->cfg.period);
 }
 
@@ -631,6 +632,7 @@ int config_apply_struct(struct shim_settings *s, const struct shim_config *cfg, 
     }
     c.output = s->output;
     s->cfg = c;
+    if (c.period != SHIM_DEFAULT_PERIOD) s->period_given = 1;
     return 0;
 }
 

@@ -13,10 +13,16 @@
 #include "events.h"
 #include "shim.h"
 
-#define SHIM_MAX_PERIOD          1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
-#define SHIM_MAX_BUCKETS         100000u
-#define SHIM_MAX_TAG_CAP         (1u << 24)
-#define SHIM_DEFAULT_TAGS        (1u << 20)
+#define SHIM_MAX_PERIOD   1000000000000ull /* 1e12 TSC cycles: minutes on any machine */
+#define SHIM_MAX_BUCKETS  100000u
+#define SHIM_MAX_TAG_CAP  (1u << 24)
+#define SHIM_DEFAULT_TAGS (1u << 20)
+/* The sample period when nobody chose one: SHIM_DEFAULT_PERIOD, or, for a program whose
+ * compiler-made signals (the pass, or -finstrument-functions) it writes on every call,
+ * SHIM_AUTO_PERIOD: each sample's read of those lines costs the program a cache miss on
+ * its next store (docs/calling-contexts.md, "The observer's share"). */
+#define SHIM_DEFAULT_PERIOD      1000u
+#define SHIM_AUTO_PERIOD         10000u
 #define SHIM_DEFAULT_HIST_TUPLES 256u
 #define SHIM_MAX_HIST_TUPLES     (1u << 16)
 #define SHIM_MAX_TABLE_BYTES     ((size_t)256 << 20) /* what the observer's tables take at once */
@@ -46,6 +52,8 @@ struct shim_settings {
     unsigned n_events;
     enum event_scope event_scope;  /* SHIM_EVENT_SCOPE */
     uint64_t slow_period;          /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
+    int period_given;              /* SHIM_PERIOD set, or a struct period other than the
+                                      default: the period is the user's, never changed */
     uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
     int trace_on;                  /* SHIM_TRACE set */
     char trace[PATH_MAX];          /* its path pattern; "" = beside the profile */

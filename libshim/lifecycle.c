@@ -628,6 +628,13 @@ static int configure(struct shim_run *r, const struct shim_config *cfg)
         return SHIM_EINVAL;
     }
     if (r->settings.disable) return SHIM_EDISABLED;
+    /* a program that writes compiler-made signals on every call gets a longer period,
+     * unless somebody chose one (config.h, SHIM_AUTO_PERIOD) */
+    if (!r->settings.period_given &&
+        (cct_active() || symbols_referenced("__cyg_profile_func_enter") || sidetable_present())) {
+        r->settings.cfg.period = SHIM_AUTO_PERIOD;
+        r->period_auto = 1;
+    }
     program_name(r->prog_name, sizeof r->prog_name);
     r->pid = (long)getpid();
     char path[PATH_MAX], cwd[PATH_MAX];

@@ -321,6 +321,12 @@ static json_t *config_json(const struct shim_run *r)
                   "counter_slots", slot_array(r->counter_slot, r->n_counter_slots), "hist",
                   "buckets", (int)c->hist_buckets, "lo", c->hist_lo, "hi", c->hist_hi, "max_tags",
                   (int)c->max_tags, "hist_tuples", (int)r->settings.hist_tuples);
+    /* who chose the period: the user, the default, or the default for a program that
+     * writes compiler-made signals on every call */
+    json_object_set_new(cj, "period_from",
+                        json_string(r->settings.period_given ? "user"
+                                    : r->period_auto         ? "default for automatic signals"
+                                                             : "default"));
     json_t *events = json_array();
     for (unsigned e = 0; e < r->settings.n_events; e++)
         json_array_append_new(events, jtext(r->settings.event_names[e]));

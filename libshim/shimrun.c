@@ -29,7 +29,9 @@ static const struct option_map {
     const char *help;
 } options[] = {
     {"output", "FILE", 'o', "SHIM_OUTPUT", "the profile (%p pid, %e program name)"},
-    {"period", "CYCLES", 'p', "SHIM_PERIOD", "target sample period in TSC cycles (0: fastest)"},
+    {"period", "CYCLES", 'p', "SHIM_PERIOD",
+     "target sample period in TSC cycles (0: fastest; default 1000, and 10000 for code built "
+     "with the pass or -finstrument-functions, docs/calling-contexts.md)"},
     {"events", "LIST", 'e', "SHIM_EVENTS", "hardware events, e.g. cycles,instructions"},
     {"scope", "SCOPE", 0, "SHIM_EVENT_SCOPE", "whose events: auto, core, observer, thread"},
     {"rates", "LIST", 'r', "SHIM_RATES", "more rates, NAME=NUM[*SCALE]/DEN,..."},

@@ -414,12 +414,16 @@ def readme_lines(r):
 # compiler without the pass. The modes measured, each a value of SHIM_PASS (the variant
 # pass-MODE of bench/realprog/variants.sh builds with it): a new mode of the pass is
 # measured by adding its name here (or by --pass MODE).
-PASS_MODES = ("method,loop", "method,loop,path")
+PASS_MODES = ("method,loop", "method,loop,context", "method,loop,path,context", "method,loop,pcc")
 # The targets: at most these ratios to clang-plain, run alone and observed. A mode's
 # target is that of the first signal in this list that it contains; a mode with none
 # of them has none.
 PASS_TARGETS = (("path", 1.25, 1.25, "path signals ≤ 25% alone and observed (Ammons et "
                                      "al.: 32% on SPEC95 for path profiling alone)"),
+                ("context", 1.10, 1.25, "calling contexts ≤ 10% alone, ≤ 25% observed "
+                                        "(docs/calling-contexts.md)"),
+                ("pcc", 1.10, 1.25, "the encoded-context prototype, held to the targets of "
+                                    "calling contexts"),
                 ("loop", 1.03, 1.03, "method and loop signals ≤ 3% alone and observed (the "
                                      "SHIM paper: ~1% on Jikes RVM)"),
                 ("method", 1.03, 1.03, "method and loop signals ≤ 3% alone and observed "

@@ -40,9 +40,11 @@ for attempt in 1 2; do
 done
 [ -n "$ok" ] || exit 1
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cct"]; assert c["source"] == "stack walk", c["source"]; print("ok: contexts from stack walks:", c["walk"])' profile.json
+# nobody chose a period, and the program writes the pass's signals: the longer default
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"])' profile.json
 
 rm -f many.json
-SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4
+SHIM_PERIOD=1000 SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4
 python3 "$src/tests/fidelity/check_contexts.py" many.json 100000
 
 rm -f threads.json
