@@ -7,8 +7,9 @@
  * from its frame outwards. Frame j's function is the chain's first word for j = 0 and
  * the function holding return address j - 1 otherwise; its call site is return address
  * j. Return addresses become functions through the module's symbol table (symbols.c:
- * .symtab, which names static functions too); an address no symbol names stands for
- * itself. Each distinct return address is looked up once.
+ * .symtab, which names static functions too), looked up at the byte before them (the
+ * call's last byte: a call that ends a function returns past its end); an address no
+ * symbol names stands for itself. Each distinct return address is looked up once.
  *
  * The outermost frames, below the outermost function the compiler pass instrumented
  * (the C library's start-up, a thread's start routine's caller), are left out: the
@@ -170,11 +171,12 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
     for (size_t j = 0; j < nm; j++)
         if (k == 0 || m[j].addr != m[k - 1].addr) m[k++] = m[j];
     nm = k;
-    for (size_t j = 0; j < nm; j++) {
+    for (size_t j = 0; j < nm; j++) { /* the call is the byte before: a call ending a
+                                        function (to a noreturn one) returns past its end */
         struct symbol_info si;
-        m[j].fn = syms && symbols_lookup(syms, m[j].addr, &si) == 0 && si.name
-                      ? m[j].addr - si.sym_offset
-                      : m[j].addr;
+        uint64_t call = m[j].addr - 1;
+        m[j].fn = syms && symbols_lookup(syms, call, &si) == 0 && si.name ? call - si.sym_offset
+                                                                          : m[j].addr;
     }
     json_array_foreach(tags, i, e)
     {
