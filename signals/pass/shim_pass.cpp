@@ -87,7 +87,6 @@ struct Config {
     bool pcc =
         false; /* the encoded-context prototype: measured, not read (docs/calling-contexts.md) */
     uint64_t maxPaths = 1ull << 32;
-    uint64_t smallLeaf = 0; /* leaves of fewer instructions are left alone (SHIM_PASS_SMALL) */
     bool verify = false;
     bool any() const { return method || loop || path || context || pcc; }
 };
@@ -151,17 +150,6 @@ Config readConfig()
         errs() << "shim-pass: SHIM_PASS_MAX_PATHS=" << s << ": expected an integer from 1 to "
                << INT64_MAX << "; using " << Config().maxPaths << "\n";
         c.maxPaths = Config().maxPaths;
-    }
-    if (const char *s = getenv("SHIM_PASS_SMALL"); s) {
-        uint64_t v = 0;
-        if (!strcmp(s, "0"))
-            c.smallLeaf = 0;
-        else if (parseCount(s, v) && v <= 100000)
-            c.smallLeaf = v;
-        else
-            errs() << "shim-pass: SHIM_PASS_SMALL=" << s
-                   << ": expected an integer from 0 to 100000; using " << Config().smallLeaf
-                   << "\n";
     }
     if (const char *s = getenv("SHIM_PASS_VERIFY")) {
         if (!strcmp(s, "1"))
@@ -346,25 +334,6 @@ bool skipFunction(const Function &f)
     if (f.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(f.getPersonalityFn())))
         return true;
     return false;
-}
-
-/* A leaf too small to be worth its signals: no call that returns, no loop, and fewer
- * than `limit` instructions. Left alone, its time counts as its caller's (whose signals
- * still say the caller), and the two stores per call it would cost are saved: on a
- * call-dense program most calls are to such functions. */
-bool smallLeaf(Function &f, uint64_t limit)
-{
-    if (!limit) return false;
-    uint64_t n = 0;
-    for (BasicBlock &bb : f)
-        for (Instruction &i : bb) {
-            if (isa<DbgInfoIntrinsic>(i)) continue;
-            if (++n >= limit) return false;
-            if (auto *call = dyn_cast<CallBase>(&i); call && signalsAfter(*call)) return false;
-        }
-    DominatorTree dt(f);
-    LoopInfo li(dt);
-    return li.empty();
 }
 
 /* ---- one function ---- */
@@ -713,7 +682,7 @@ struct ShimPass : PassInfoMixin<ShimPass> {
         if (!cfg.any()) return PreservedAnalyses::all();
         std::vector<Function *> todo;
         for (Function &f : m)
-            if (!skipFunction(f) && !smallLeaf(f, cfg.smallLeaf)) todo.push_back(&f);
+            if (!skipFunction(f)) todo.push_back(&f);
         if (todo.empty()) return PreservedAnalyses::all();
         Emitter emit(m);
         std::string file = m.getSourceFileName();
