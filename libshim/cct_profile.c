@@ -188,10 +188,10 @@ static json_t *walk_thread_json(const struct walk_tree *t, const struct fn_map *
 
 static json_t *walk_json(const struct chain_store *c)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "walks", (json_int_t)c->walks, "chains",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "walks", (json_int_t)c->walks, "chains",
                      (json_int_t)(c->n - CHAIN_FIRST), "unsteady", (json_int_t)c->unsteady, "full",
-                     (json_int_t)c->full, "cut", (json_int_t)c->cut_walks, "max_depth",
-                     (json_int_t)STACKWALK_MAX_DEPTH);
+                     (json_int_t)c->full, "no_stack", (json_int_t)c->no_stack, "cut",
+                     (json_int_t)c->cut_walks, "max_depth", (json_int_t)STACKWALK_MAX_DEPTH);
 }
 
 int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
@@ -228,13 +228,18 @@ int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t 
     }
     json_object_set_new(root, "modules", modules_json(syms, text));
     json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
-    if (chains) {
+    if (chains) { /* the walks' trees, and the hooks' where code built with them ran too */
         json_t *threads = json_array();
         for (size_t t = 0; t < w.n; t++)
             json_array_append_new(threads, walk_thread_json(&w.t[t], &m, syms));
+        for (uint32_t t = 0; cct_active() && t < cct_arena_count(); t++) {
+            const struct cct_arena *a = cct_arena_at(t);
+            if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+        }
         json_object_set_new(root, "cct",
                             json_pack("{s:i, s:i, s:s, s:o, s:o}", "method_slot", SHIM_SLOT_METHOD,
-                                      "cct_slot", SHIM_SLOT_CCT, "source", "stack walk", "walk",
+                                      "cct_slot", SHIM_SLOT_CCT, "source",
+                                      cct_active() ? "stack walk and hooks" : "stack walk", "walk",
                                       walk_json(chains), "threads", threads));
     } else if (cct_active()) {
         json_t *threads = json_array();

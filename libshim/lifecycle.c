@@ -590,6 +590,7 @@ static void after_fork_child(void)
     pthread_mutexattr_destroy(&attr);
     names_after_fork_child();
     termination_after_fork_child();
+    signal_block_after_fork_child();
     if (fork_restore_affinity) sched_setaffinity(0, sizeof fork_affinity, &fork_affinity);
     /* The observer did not come along; its memory is the parent's copy: leave it. */
     run = NULL;

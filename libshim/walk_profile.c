@@ -32,6 +32,7 @@
 
 struct addr_fn {
     uint64_t addr, fn;
+    int code; /* a loaded module holds it */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -40,11 +41,13 @@ static int cmp_addr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The function holding return address addr; 0 when no loaded module holds it (the walk
+ * went through something that was not a frame). */
 static uint64_t fn_of(const struct addr_fn *m, size_t n, uint64_t addr)
 {
-    struct addr_fn key = {addr, 0};
+    struct addr_fn key = {addr, 0, 0};
     const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
-    return hit ? hit->fn : addr;
+    return !hit ? addr : hit->code ? hit->fn : 0;
 }
 
 static size_t slot_of(uint32_t parent, uint64_t fn, uint64_t site, size_t mask)
@@ -104,11 +107,19 @@ static struct walk_tree *tree_for(struct walk_trees *w, uint64_t tid)
     struct walk_tree *t = &w->t[w->n];
     memset(t, 0, sizeof *t);
     t->tid = tid;
-    t->index = (uint32_t)w->n++;
+    t->index = WALK_TREE_INDEX + (uint32_t)w->n++;
     if (tree_grow(t) != 0) return NULL;
     t->nodes[0] = t->nodes[1] = (struct walk_node){0, 0, 0};
     t->n = CCT_NODE_FIRST;
     return t;
+}
+
+/* The chain number a tag entry's value in column col holds; CHAIN_NONE when it holds
+ * none (0, or the node of a thread the hooks gave its context). */
+static uint64_t chain_of(const json_t *e, unsigned col)
+{
+    uint64_t v = (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
+    return STACKWALK_IS_CHAIN(v) ? STACKWALK_CHAIN_ID(v) : CHAIN_NONE;
 }
 
 /* The node of chain c in tree t (fns: the functions of its frames, scratch). */
@@ -116,8 +127,13 @@ static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
                            const struct addr_fn *m, size_t nm, const struct sidetable *st,
                            uint64_t *fns)
 {
-    for (unsigned j = 0; j < n; j++)
+    for (unsigned j = 0; j < n; j++) {
         fns[j] = j ? fn_of(m, nm, c[j]) : c[0];
+        if (!fns[j]) { /* not code: the walk left the frames here */
+            n = j;
+            break;
+        }
+    }
     unsigned top = n - 1; /* the outermost instrumented frame, else the outermost */
     if (st && st->n) {
         while (top > 0 && !sidetable_lookup(st, fns[top]))
@@ -148,8 +164,7 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
     json_t *e;
     json_array_foreach(tags, i, e)
     {
-        uint64_t id =
-            (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
+        uint64_t id = chain_of(e, col);
         if (id >= CHAIN_FIRST && id < c->n) n_addr += c->len[id];
     }
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
@@ -158,8 +173,7 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
     size_t nm = 0;
     json_array_foreach(tags, i, e)
     {
-        uint64_t id =
-            (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
+        uint64_t id = chain_of(e, col);
         if (id < CHAIN_FIRST || id >= c->n) continue;
         unsigned n;
         const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
@@ -175,14 +189,15 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
                                         function (to a noreturn one) returns past its end */
         struct symbol_info si;
         uint64_t call = m[j].addr - 1;
-        m[j].fn = syms && symbols_lookup(syms, call, &si) == 0 && si.name ? call - si.sym_offset
-                                                                          : m[j].addr;
+        int found = syms && symbols_lookup(syms, call, &si) == 0;
+        m[j].code = !syms || found;
+        m[j].fn = found && si.name ? call - si.sym_offset : m[j].addr;
     }
     json_array_foreach(tags, i, e)
     {
         json_t *values = json_object_get(e, "values");
-        uint64_t id = (uint64_t)json_integer_value(json_array_get(values, col));
-        if (id == CHAIN_NONE) continue; /* the thread's root, as 0 says to the reader */
+        uint64_t id = chain_of(e, col);
+        if (id == CHAIN_NONE) continue; /* not a walk's (0, or a hooks' node), or its root */
         struct walk_tree *t =
             tree_for(w, (uint64_t)json_integer_value(json_object_get(e, "thread")));
         if (!t) goto fail;

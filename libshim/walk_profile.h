@@ -22,6 +22,10 @@ struct walk_node {
 
 /* One thread's tree: rows 0 (root) and 1 (lost: the store was full or the stack kept
  * changing) hold no function, as in the hooks' trees (signals/cct.h). */
+/* Walk trees are numbered from here in the profile's context values, apart from the
+ * hooks' arenas (signals/cct.h: at most 65536), which a program may have too. */
+#define WALK_TREE_INDEX 0x40000000u
+
 struct walk_tree {
     uint64_t tid;
     uint32_t index; /* the thread index of the profile's context values */
@@ -39,10 +43,11 @@ struct walk_trees {
 };
 
 /* Builds a tree per thread from the chains that the tag entries of `tags` (the
- * profile's `tags` array) name in value column `col`, and rewrites each of those values
- * as CCT_SIGNAL(thread index, node). Return addresses become their functions through
- * syms (NULL: each stands for itself); the frames outside the outermost function the
- * pass instrumented (st) are left out, as the hooks' trees start there too. Recursion
+ * profile's `tags` array) name in value column `col` (STACKWALK_CHAIN values; others
+ * are left as they are), and rewrites each of those values as CCT_SIGNAL(thread index,
+ * node). A chain ends at the first return address no loaded module holds. Return addresses become
+ * their functions through syms (NULL: each stands for itself); the frames outside the outermost
+ * function the pass instrumented (st) are left out, as the hooks' trees start there too. Recursion
  * folds onto the nearest ancestor of the same function. 0, or -1 when memory runs out. */
 int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const struct chain_store *c,
                      struct symbols *syms, const struct sidetable *st);

@@ -122,46 +122,46 @@ uint32_t *chain_store_merge(struct chain_store *dst, const struct chain_store *s
         const uint64_t *c = chain_store_chain(src, i, &n);
         map[i] = chain_store_intern(dst, c[0], c + 1, n - 1, src->cut[i]);
     }
-    dst->full = full + src->full; /* what merging could not hold shows as lost samples */
+    dst->full = full + src->full; /* the caller adds the samples of chains that found no
+                                     room here (observer_merge) */
+    dst->no_stack += src->no_stack;
     dst->walks += src->walks;
     dst->unsteady += src->unsteady;
     dst->cut_walks += src->cut_walks;
     return map;
 }
 
+/* Whether the last p return addresses repeat the p before them. */
+static inline int repeats(const uint64_t *r, unsigned n, unsigned p)
+{
+    if (n < 2 * p) return 0;
+    for (unsigned i = 0; i < p; i++)
+        if (r[n - 1 - i] != r[n - 1 - p - i]) return 0;
+    return 1;
+}
+
 /* The program writes its frames with plain stores while this reads them: the reads
  * are volatile, and neither sanitizer looks at them (ASan would take the program's
  * stack redzones for a bug of ours, TSan the program's stores for a race with us). */
 __attribute__((noinline, no_sanitize("address", "thread"))) unsigned
-chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out,
-           const struct chain_walk_frames *prev)
+chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out)
 {
-    unsigned n = 0, j = 0;
+    unsigned n = 0;
     out->cut = 0;
-    while (fp >= lo && fp <= hi - 16 && !(fp & 7)) {
-        if (n == STACKWALK_MAX_DEPTH) {
+    for (unsigned read = 0; fp >= lo && fp <= hi - 16 && !(fp & 7); read++) {
+        if (n == STACKWALK_MAX_DEPTH || read == STACKWALK_MAX_READ) {
             out->cut = 1;
             break;
         }
         const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
         uint64_t next = f[0], ret = f[1];
         if (!ret) break;
-        out->ret[n] = ret;
-        out->at[n++] = fp;
-        if (n > 1 && prev) { /* below the innermost frame: the last walk's, unchanged? */
-            while (j < prev->n && prev->at[j] < fp)
-                j++;
-            if (j + 1 < prev->n && prev->at[j] == fp && prev->ret[j] == ret &&
-                prev->at[j + 1] == next) {
-                unsigned rest = prev->n - (j + 1), room = STACKWALK_MAX_DEPTH - n;
-                out->cut = prev->cut || rest > room;
-                if (rest > room) rest = room;
-                memcpy(out->ret + n, prev->ret + j + 1, rest * sizeof *out->ret);
-                memcpy(out->at + n, prev->at + j + 1, rest * sizeof *out->at);
-                n += rest;
+        out->ret[n++] = ret;
+        for (unsigned p = 1; p <= STACKWALK_FOLD_CYCLE; p++)
+            if (repeats(out->ret, n, p)) {
+                n -= p;
                 break;
             }
-        }
         if (next <= fp) break;
         fp = next;
     }

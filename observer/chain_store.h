@@ -40,8 +40,10 @@ struct chain_store {
     /* What the walks found (the observer's counts; chain_store_merge adds them). */
     uint64_t walks;     /* samples whose thread published a frame */
     uint64_t unsteady;  /* of those, chains that changed while read twice: lost */
-    uint64_t full;      /* of those, new chains with no room: lost */
+    uint64_t full;      /* of those, samples whose new chain found no room: lost */
     uint64_t cut_walks; /* of those, walks that reached STACKWALK_MAX_DEPTH */
+    uint64_t no_stack;  /* of those, samples of a thread whose stack bounds were unknown
+                           (or being withdrawn): lost */
 };
 
 /* Allocates and touches room for `chains` chains of `words` words in all (0, 0: the
@@ -66,26 +68,22 @@ static inline const uint64_t *chain_store_chain(const struct chain_store *s, uin
 uint32_t *chain_store_merge(struct chain_store *dst, const struct chain_store *src);
 
 /* Reads the thread's stack from frame address `fp`: the return addresses of the chain
- * of saved frame pointers, innermost first, into ret[0 .. max), and the frame each was
- * read from into at[], staying inside [lo, hi) with each frame above the one before
- * (the walk ends at the outermost frame, or where code without frame pointers left
- * something else in the register). Returns how many; *cut is 1 when it stopped at max.
- *
- * `prev` is the last walk of the same stack (n_prev frames; n_prev 0: none). Below the
- * innermost frame, a frame at the same address with the same return address and the
- * same saved frame pointer as a frame of that walk is taken to be unchanged, with every
- * frame outside it, and the rest is copied from it instead of read again: deep frames
- * rarely change, and each read of a line the program wrote costs both sides a cache
- * miss. (A caller that returned and was called again from another site, between two
- * samples, with its callee called again from the same site, would be taken for the
- * old one.) */
+ * of saved frame pointers, innermost first, into out->ret, staying inside [lo, hi) with
+ * each frame above the one before (the walk ends at the outermost frame, or where code
+ * without frame pointers left something else in the register). Recursion is folded as
+ * it is read: when the last 1 to STACKWALK_FOLD_CYCLE return addresses repeat the ones
+ * just before them (a function calling itself, or a cycle of a few calling each other,
+ * from the same call sites), the repeat is dropped, so a recursion of any depth is one
+ * chain, as the writer's trees fold it (walk_profile.c). At most STACKWALK_MAX_READ frames
+ * are read; out->cut is 1 when the kept chain reached STACKWALK_MAX_DEPTH or the reads
+ * ran out (the outermost frames are then missing). Frames the program has not written
+ * since the last walk are in the observer's cache already: reading them again costs the
+ * program nothing. */
 struct chain_walk_frames {
     uint64_t ret[STACKWALK_MAX_DEPTH];
-    uint64_t at[STACKWALK_MAX_DEPTH];
     unsigned n;
     int cut;
 };
-unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out,
-                    const struct chain_walk_frames *prev);
+unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out);
 
 #endif

@@ -163,46 +163,52 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
 
 /*
  * The calling context of the thread that owns block b, from a walk of its stack
- * (signals/stackwalk.h): the chain's number, with key[method] set to the function the
- * chain starts with. The block is marked while its stack is read (a sequentially
- * consistent store: a thread that gives its block back clears the bounds, then waits
- * for the mark); the frame word and the method are read before and after the walk, and
- * a chain that changed meanwhile is walked once more, then counted as lost.
+ * (signals/stackwalk.h): STACKWALK_CHAIN(the chain's number), with key[method] set to the
+ * function the chain starts with; or `hooks`, the context slot's own word, when the
+ * thread published no frame (code built with -finstrument-functions keeps its node). The
+ * block's count of walkers goes up (a sequentially consistent read-modify-write) before
+ * the stack bounds and the frame word are read and down after the walk: a thread that
+ * gives its block back clears the bounds first, then waits for the count to be 0, so
+ * no walk starts on a stack that may go, and none is still in one. The frame word and
+ * the method are read before and after the walk; a chain that changed meanwhile is
+ * walked again from the new frame word, then counted as lost.
  */
-static uint32_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method)
+static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
+                             uint64_t hooks)
 {
-    uint64_t fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_RELAXED);
-    if (!fp) return CHAIN_NONE;
     struct chain_store *s = &o->chains;
-    s->walks++;
-    uint32_t id = CHAIN_LOST;
-    __atomic_store_n(&b->reserved[SHIM_BLOCK_WALKING], 1, __ATOMIC_SEQ_CST);
-    uint64_t lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST),
-             hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST);
-    const struct chain_walk_frames *prev = o->walk_block == b ? &o->walk[o->walk_last] : NULL;
-    struct chain_walk_frames *w = &o->walk[!o->walk_last];
-    for (int attempt = 0; attempt < STACKWALK_ATTEMPTS; attempt++) {
-        uint64_t fn = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE);
-        unsigned n = hi ? chain_walk(fp, lo, hi, w, prev) : 0;
-        uint64_t fn2 = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE),
-                 fp2 = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE);
-        if (fp2 == fp && fn2 == fn) {
-            s->cut_walks += (uint64_t)w->cut;
-            id = chain_store_intern(s, fn, w->ret, n, w->cut);
-            *method = fn;
-            o->walk_block = b;
-            o->walk_last = !o->walk_last;
-            break;
+    uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
+    __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
+    uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST),
+             fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE), v = hooks;
+    if (fp) {
+        s->walks++;
+        v = STACKWALK_CHAIN(CHAIN_LOST);
+        if (!lo || !hi) s->no_stack++;
+        for (int attempt = 0; lo && hi && attempt < STACKWALK_ATTEMPTS; attempt++) {
+            uint64_t fn = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE);
+            struct chain_walk_frames *w = &o->walk;
+            unsigned n = chain_walk(fp, lo, hi, w);
+            uint64_t fn2 = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE),
+                     fp2 = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE);
+            if (fp2 == fp && fn2 == fn) {
+                s->cut_walks += (uint64_t)w->cut;
+                v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
+                *method = fn;
+                break;
+            }
+            fp = fp2;
+            if (!fp) { /* the thread left every function that publishes a frame */
+                s->walks--;
+                v = hooks;
+                break;
+            }
+            if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
         }
-        fp = fp2;
-        if (!fp) {
-            id = CHAIN_NONE;
-            break;
-        }
-        if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
     }
-    __atomic_store_n(&b->reserved[SHIM_BLOCK_WALKING], 0, __ATOMIC_RELEASE);
-    return id;
+    __atomic_fetch_sub(walkers, 1, __ATOMIC_RELEASE);
+    return v;
 }
 
 /*
@@ -254,7 +260,8 @@ static inline void take_sample(struct observer *o, uint64_t *s)
     for (unsigned i = 0; i < p->n_tags; i++)
         key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
     if (p->walk_tag && b)
-        key[p->walk_tag] = walk_context(o, (struct shim_block *)b, &key[p->method_tag]);
+        key[p->walk_tag] =
+            walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);
     if (!p->paths) return;
     const struct shim_path_ring *ring =
         b ? (const struct shim_path_ring *)(uintptr_t)__atomic_load_n(
@@ -543,6 +550,10 @@ static inline void trace_period(struct observer *o, const uint64_t *prev, const 
     rec[2] = cur[SAMPLE_CS] - prev[SAMPLE_CS];
     rec[3] = flags;
     memcpy(rec + 4, key, o->tags.key_words * sizeof *rec); /* the thread word, the tags */
+    /* a walk's chain number means nothing outside this observer's store: a trace record
+     * carries no calling context under stack walks (docs/trace-format.md) */
+    if (o->plan.walk_tag && STACKWALK_IS_CHAIN(rec[4 + o->plan.walk_tag]))
+        rec[4 + o->plan.walk_tag] = 0;
     memcpy(rec + 4 + o->tags.key_words, o->trace_rate, o->plan.n_rates * sizeof *rec);
     trace_ring_push(o->trace);
 }
@@ -654,8 +665,12 @@ void observer_merge(struct observer *dst, const struct observer *src)
         uint32_t *map = chain_store_merge(&dst->chains, &src->chains);
         for (uint32_t i = 0; i < src->tags.n_entries; i++) {
             uint64_t *key = (uint64_t *)tag_table_key(&src->tags, i);
-            uint32_t c = (uint32_t)key[src->plan.walk_tag];
-            key[src->plan.walk_tag] = map && c < src->chains.n ? map[c] : CHAIN_LOST;
+            uint64_t v = key[src->plan.walk_tag];
+            if (!STACKWALK_IS_CHAIN(v)) continue;
+            uint32_t c = STACKWALK_CHAIN_ID(v), to = map && c < src->chains.n ? map[c] : CHAIN_LOST;
+            if (to == CHAIN_LOST && c != CHAIN_LOST) /* no room here: its samples are lost */
+                dst->chains.full += tag_table_entry(&src->tags, i)->samples;
+            key[src->plan.walk_tag] = STACKWALK_CHAIN(to);
         }
         free(map);
     }

@@ -107,9 +107,7 @@ struct observer {
     struct path_totals path_totals;
     /* Calling contexts from stack walks (plan.walk_tag): every chain found. */
     struct chain_store chains;
-    struct chain_walk_frames walk[2];    /* this walk and the last kept one */
-    const struct shim_block *walk_block; /* whose stack walk[last] is (NULL: none) */
-    unsigned walk_last;
+    struct chain_walk_frames walk; /* the walk under way */
     /* The block of the thread last looked up (NULL: it has none). */
     uint64_t block_tid;
     unsigned block_index;

@@ -106,8 +106,9 @@ struct shim_block *signal_block_acquire(void)
         memset(b->tag, 0, sizeof b->tag);
         memset(b->counter, 0, sizeof b->counter);
         __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_LO], lo, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_HI], hi, __ATOMIC_RELAXED);
+        /* low bound first: an observer reads the high one first, and walks only with both */
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_LO], lo, __ATOMIC_RELEASE);
+        __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_HI], hi, __ATOMIC_RELEASE);
         __atomic_store_n(&owner[i], tid, __ATOMIC_RELEASE);
         if (i == used) __atomic_store_n(&used, i + 1, __ATOMIC_RELEASE);
     }
@@ -137,7 +138,7 @@ void signal_block_release(void)
     signal_block_detach();
     path_ring_detach();
     __atomic_store_n(&b->reserved[SHIM_BLOCK_ALLOCATED], 0, __ATOMIC_RELEASE);
-    /* no walk starts on this stack from now on; wait for one under way to end */
+    /* no walk starts on this stack from now on; wait for those under way to end */
     __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_HI], 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&b->reserved[SHIM_BLOCK_STACK_LO], 0, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&b->reserved[SHIM_BLOCK_WALKING], __ATOMIC_SEQ_CST))
@@ -146,4 +147,10 @@ void signal_block_release(void)
     pthread_mutex_lock(&lock);
     __atomic_store_n(&owner[b - pool], 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
+}
+
+void signal_block_after_fork_child(void)
+{
+    for (uint32_t i = 0; i < used && i < SIGNAL_BLOCK_POOL; i++)
+        pool[i].reserved[SHIM_BLOCK_WALKING] = 0;
 }

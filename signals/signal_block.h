@@ -43,6 +43,10 @@ void signal_block_detach(void);
  * or a stale pointer still reads valid memory. */
 void signal_block_release(void);
 
+/* In a child after fork(): no observer came along, so none is walking any stack (a walk
+ * under way in the parent left its count in the child's copy). */
+void signal_block_after_fork_child(void);
+
 /* The block thread `tid` owns, or NULL. A scan of the registry: the observer caches
  * the answer and checks owner[] on each use. */
 static inline struct shim_block *signal_block_find(const struct signal_registry *r, uint64_t tid,

@@ -35,11 +35,24 @@
 /* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
 #define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */
 #define SHIM_BLOCK_STACK_HI 3
-#define SHIM_BLOCK_WALKING  4 /* nonzero while an observer reads the owner's stack */
+#define SHIM_BLOCK_WALKING  4 /* how many observers read the owner's stack now */
 
-/* The deepest chain kept: a walk that reaches this many return addresses keeps the
- * innermost ones and says the chain was cut. */
+/* A context value from a walk, as the observer puts it in the tuple (slot 9's place):
+ * the chain's number with the top bit set, told apart from a hooks' node (thread index
+ * << 32 | node, whose top bit is never set), which a sample of a thread that published
+ * no frame keeps. */
+#define STACKWALK_CHAIN_BIT   (UINT64_C(1) << 63)
+#define STACKWALK_CHAIN(id)   (STACKWALK_CHAIN_BIT | (uint64_t)(id))
+#define STACKWALK_IS_CHAIN(v) (((v)&STACKWALK_CHAIN_BIT) != 0)
+#define STACKWALK_CHAIN_ID(v) ((uint32_t)(v))
+
+/* The deepest chain kept (after folding recursion), and the most frames one walk reads:
+ * a walk that reaches either keeps the innermost frames and says the chain was cut. */
 #define STACKWALK_MAX_DEPTH 192
+#define STACKWALK_MAX_READ  4096
+
+/* Recursion cycles of up to this many frames fold as they are read (chain_walk()). */
+#define STACKWALK_FOLD_CYCLE 4
 
 /* Walks of one sample before its chain counts as lost: each starts again from the frame
  * word read at the end of the one before. */

@@ -225,7 +225,7 @@ class Emitter
         auto *g = new GlobalVariable(m, i8, /*isConstant=*/true, GlobalValue::PrivateLinkage,
                                      ConstantInt::get(i8, 1), "shim.contexts");
         g->setSection(STACKWALK_SECTION);
-        appendToCompilerUsed(m, {g});
+        appendToUsed(m, {g}); /* llvm.used: retained by the linker's garbage collection too */
     }
 
     /* The append of path.h: head first, then the entry's fields, its seq last. */

@@ -4,10 +4,10 @@
  *
  * A walk follows saved frame pointers upwards from the frame it is given, collecting the
  * return addresses, and stops at the stack's bounds, at a frame pointer that does not
- * rise, at a zero return address, or at the depth limit (cut). Given the last walk of the
- * same stack, it stops reading at the first frame below the innermost that is unchanged
- * and copies the rest. The store numbers each distinct chain once (the function, the
- * return addresses, and whether it was cut, all count), answers CHAIN_LOST when full
+ * rise, at a zero return address, or at the depth limit (cut). Recursion folds as it is
+ * read: a return address, or a cycle of up to four, repeated right after itself is kept
+ * once, so a recursion of any depth is one chain. The store numbers each distinct chain once (the
+ * function, the return addresses, and whether it was cut, all count), answers CHAIN_LOST when full
  * and counts it, and a merge maps every chain of one store to its number in another.
  */
 #include <setjmp.h>
@@ -22,19 +22,26 @@
 
 #include "chain_store.h"
 
-/* A fake stack of `depth` frames, 64 bytes apart, innermost at the lowest address:
- * frame i saves the address of frame i + 1 and returns to ret_base + i. */
-static uint64_t stack[4096];
+/* A fake stack of `depth` frames, `words` words apart, innermost at the lowest address:
+ * frame i saves the address of frame i + 1 and returns to rets[i] (ret_base + i when
+ * rets is NULL). */
+static uint64_t stack[1 << 14];
 
-static uint64_t build_stack(unsigned depth, uint64_t ret_base)
+static uint64_t build_frames(unsigned depth, unsigned words, uint64_t ret_base,
+                             const uint64_t *rets)
 {
     memset(stack, 0, sizeof stack);
     for (unsigned i = 0; i < depth; i++) {
-        uint64_t *f = &stack[8 + 8 * i];
-        f[0] = i + 1 < depth ? (uint64_t)(uintptr_t)&stack[8 + 8 * (i + 1)] : 0;
-        f[1] = ret_base + i;
+        uint64_t *f = &stack[8 + words * i];
+        f[0] = i + 1 < depth ? (uint64_t)(uintptr_t)&stack[8 + words * (i + 1)] : 0;
+        f[1] = rets ? rets[i] : ret_base + i;
     }
     return (uint64_t)(uintptr_t)&stack[8];
+}
+
+static uint64_t build_stack(unsigned depth, uint64_t ret_base)
+{
+    return build_frames(depth, 8, ret_base, NULL);
 }
 
 static uint64_t lo(void)
@@ -43,7 +50,7 @@ static uint64_t lo(void)
 }
 static uint64_t hi(void)
 {
-    return (uint64_t)(uintptr_t)(stack + 4096);
+    return (uint64_t)(uintptr_t)(stack + (1 << 14));
 }
 
 static void walk_follows_the_chain(void **state)
@@ -51,22 +58,22 @@ static void walk_follows_the_chain(void **state)
     (void)state;
     static struct chain_walk_frames w;
     uint64_t fp = build_stack(5, 100);
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, NULL), 5);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 5);
     for (unsigned i = 0; i < 5; i++)
         assert_int_equal(w.ret[i], 100 + i);
     assert_int_equal(w.cut, 0);
     /* bounds: a stack that ends below the third frame gives two */
-    assert_int_equal(chain_walk(fp, lo(), (uint64_t)(uintptr_t)&stack[8 + 16 + 1], &w, NULL), 2);
+    assert_int_equal(chain_walk(fp, lo(), (uint64_t)(uintptr_t)&stack[8 + 16 + 1], &w), 2);
     /* a frame outside the bounds gives nothing; so does a misaligned one */
-    assert_int_equal(chain_walk(hi() + 64, lo(), hi(), &w, NULL), 0);
-    assert_int_equal(chain_walk(fp + 4, lo(), hi(), &w, NULL), 0);
+    assert_int_equal(chain_walk(hi() + 64, lo(), hi(), &w), 0);
+    assert_int_equal(chain_walk(fp + 4, lo(), hi(), &w), 0);
     /* a saved frame pointer that does not rise ends the walk after that frame */
     stack[8 + 8 * 2] = (uint64_t)(uintptr_t)&stack[8];
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, NULL), 3);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 3);
     /* a zero return address ends it before that frame */
     build_stack(5, 100);
     stack[8 + 8 * 3 + 1] = 0;
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, NULL), 3);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 3);
 }
 
 static void walk_is_cut_at_the_limit(void **state)
@@ -74,35 +81,47 @@ static void walk_is_cut_at_the_limit(void **state)
     (void)state;
     static struct chain_walk_frames w;
     uint64_t fp = build_stack(STACKWALK_MAX_DEPTH + 20, 1000);
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, NULL), STACKWALK_MAX_DEPTH);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), STACKWALK_MAX_DEPTH);
     assert_int_equal(w.cut, 1);
     assert_int_equal(w.ret[0], 1000);
 }
 
-static void walk_reuses_the_unchanged_frames(void **state)
+static void walk_folds_recursion(void **state)
 {
     (void)state;
-    static struct chain_walk_frames prev, w;
-    uint64_t fp = build_stack(10, 500);
-    assert_int_equal(chain_walk(fp, lo(), hi(), &prev, NULL), 10);
-    /* the outer frames change in memory, but the walk stops reading at frame 1, which is
-     * unchanged, and copies the last walk's: proof that it did not read them */
-    for (unsigned i = 2; i < 10; i++)
-        stack[8 + 8 * i + 1] = 9999;
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, &prev), 10);
-    for (unsigned i = 0; i < 10; i++)
-        assert_int_equal(w.ret[i], 500 + i);
-    /* a changed return address in frame 1 is read, and so is everything outside it */
-    stack[8 + 8 * 1 + 1] = 7777;
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, &prev), 10);
-    assert_int_equal(w.ret[1], 7777);
-    assert_int_equal(w.ret[5], 9999);
-    /* the innermost frame is always read: a new return address there is seen */
-    build_stack(10, 500);
-    stack[8 + 1] = 4242;
-    assert_int_equal(chain_walk(fp, lo(), hi(), &w, &prev), 10);
-    assert_int_equal(w.ret[0], 4242);
-    assert_int_equal(w.ret[9], 509);
+    static struct chain_walk_frames w;
+    /* a function calling itself from one site: one frame of it */
+    const uint64_t direct[] = {100, 200, 200, 200, 200, 300};
+    uint64_t fp = build_frames(6, 8, 0, direct);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 3);
+    assert_int_equal(w.ret[0], 100);
+    assert_int_equal(w.ret[1], 200);
+    assert_int_equal(w.ret[2], 300);
+    /* two functions calling each other: one turn of the cycle */
+    const uint64_t mutual[] = {100, 7, 8, 7, 8, 7, 8, 300};
+    fp = build_frames(8, 8, 0, mutual);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 4);
+    assert_int_equal(w.ret[1], 7);
+    assert_int_equal(w.ret[2], 8);
+    assert_int_equal(w.ret[3], 300);
+    /* a recursion deeper than the chain limit still reaches the frames outside it */
+    static uint64_t deep[3000];
+    deep[0] = 100;
+    for (unsigned i = 1; i < 2999; i++)
+        deep[i] = 200;
+    deep[2999] = 300;
+    fp = build_frames(3000, 4, 0, deep);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 3);
+    assert_int_equal(w.ret[2], 300);
+    assert_int_equal(w.cut, 0);
+    /* deeper than the frames one walk reads: cut, the innermost kept */
+    static uint64_t deeper[STACKWALK_MAX_READ + 100];
+    for (unsigned i = 0; i < STACKWALK_MAX_READ + 100; i++)
+        deeper[i] = 200;
+    deeper[0] = 100;
+    fp = build_frames(STACKWALK_MAX_READ + 100, 2, 0, deeper);
+    assert_int_equal(chain_walk(fp, lo(), hi(), &w), 2);
+    assert_int_equal(w.cut, 1);
 }
 
 static void store_numbers_each_chain_once(void **state)
@@ -181,7 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_follows_the_chain),
         cmocka_unit_test(walk_is_cut_at_the_limit),
-        cmocka_unit_test(walk_reuses_the_unchanged_frames),
+        cmocka_unit_test(walk_folds_recursion),
         cmocka_unit_test(store_numbers_each_chain_once),
         cmocka_unit_test(full_store_loses_and_counts),
         cmocka_unit_test(merge_maps_every_chain),
