@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""check_cct.py PROFILE TRUTH [--pp LIMIT]: each planted calling context's share of the
-time in shim's profile against the share the program measured itself with the TSC.
+"""check_cct.py PROFILE TRUTH [--pp LIMIT] [--vs PROFILE2 TRUTH2]: each planted calling
+context's share of the time in shim's profile against the share the program measured
+itself with the TSC. With --vs, instead, the shares of two runs of the program (two
+builds: the hooks' contexts and the stack walks', say) against each other: each
+context's difference between the two profiles must be within LIMIT points of the
+difference between the two truths.
 
 A context's share in the profile is the TSC cycles of the tag entries whose context
 signal (tag slot 9) names it, over the cycles of all the program's entries (where the
@@ -12,17 +16,10 @@ import json
 import sys
 
 
-def main(argv):
-    if len(argv) < 3:
-        print(__doc__)
-        return 2
-    limit = float(argv[argv.index("--pp") + 1]) if "--pp" in argv else 2.0
-    try:
-        d = json.load(open(argv[1]))
-        truth = dict(line.split() for line in open(argv[2]) if line.strip())
-    except (OSError, ValueError) as e:
-        print(f"check_cct: {e}")
-        return 2
+def shares(profile, truth_file):
+    """{context path: (truth %, shim %)} of one run."""
+    d = json.load(open(profile))
+    truth = dict(line.split() for line in open(truth_file) if line.strip())
     names = {f["id"]: f["name"] or hex(f["offset"]) for f in d["functions"]}
     slot = [t["slot"] for t in d["signals"]["tags"]].index(d["cct"]["cct_slot"])
     paths = {}
@@ -43,13 +40,36 @@ def main(argv):
         cycles[p] = cycles.get(p, 0) + e["cycles"]
     total = sum(cycles.values()) + d["other"]["cycles"]
     everything = float(truth.pop("all"))
+    return {path: (100 * float(c) / everything, 100 * cycles.get(path, 0) / total)
+            for path, c in truth.items()}
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    limit = float(argv[argv.index("--pp") + 1]) if "--pp" in argv else 2.0
+    try:
+        a = shares(argv[1], argv[2])
+        b = shares(argv[argv.index("--vs") + 1], argv[argv.index("--vs") + 2]) \
+            if "--vs" in argv else None
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        print(f"check_cct: {e}")
+        return 2
     bad = 0
-    print(f"{'context':<26} {'truth%':>8} {'shim%':>8}")
-    for path, c in sorted(truth.items()):
-        t, s = 100 * float(c) / everything, 100 * cycles.get(path, 0) / total
-        ok = abs(t - s) <= limit
-        bad += not ok
-        print(f"{path:<26} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
+    if b is None:
+        print(f"{'context':<26} {'truth%':>8} {'shim%':>8}")
+        for path, (t, s) in sorted(a.items()):
+            ok = abs(t - s) <= limit
+            bad += not ok
+            print(f"{path:<26} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
+    else:
+        print(f"{'context':<26} {'truth%':>8} {'shim%':>8} {'truth2%':>8} {'shim2%':>8}")
+        for path in sorted(set(a) | set(b)):
+            (t1, s1), (t2, s2) = a.get(path, (0, 0)), b.get(path, (0, 0))
+            ok = abs((s1 - s2) - (t1 - t2)) <= limit
+            bad += not ok
+            print(f"{path:<26} {t1:8.2f} {s1:8.2f} {t2:8.2f} {s2:8.2f} {'ok' if ok else 'FAIL'}")
     print(f"limit: {limit} pp")
     return 1 if bad else 0
 

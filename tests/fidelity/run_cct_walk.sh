@@ -2,7 +2,9 @@
 # Calling contexts from the compiler pass's frame signal and the observer's stack walks:
 #   1. cct_phases.c built with the pass (SHIM_PASS=method,loop,context): each planted
 #      context's share within 2 points of the program's own TSC measurement, as the
-#      hooks' run (run_cct.sh) must do, read by the same check_cct.py;
+#      hooks' run (run_cct.sh) must do, read by the same check_cct.py; and against the
+#      same program built with -finstrument-functions (tests/cct_phases), each context's
+#      share within 2 points of the hooks' (beyond what the two truths differ by);
 #   2. many_contexts.c built the same way: at least 100,000 distinct contexts kept, none
 #      in `other` (check_contexts.py);
 #   3. walk_threads.c: 800 threads that exit while their stacks are walked; the run ends
@@ -40,6 +42,24 @@ for attempt in 1 2; do
 done
 [ -n "$ok" ] || exit 1
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cct"]; assert c["source"] == "stack walk", c["source"]; print("ok: contexts from stack walks:", c["walk"])' profile.json
+# the same program built with -finstrument-functions (the hooks' contexts), its shares
+# against the walks': each context's difference within 2 points of the truths' difference
+hooks=$libdir/tests/cct_phases
+if [ -x "$hooks" ]; then
+    ok=
+    for attempt in 1 2; do
+        rm -f hooks.json hooks_truth.txt
+        SHIM_PERIOD=10000 SHIM_OUTPUT="$dir/hooks.json" SHIM_STRICT=1 "$hooks" 1.5 hooks_truth.txt
+        if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2 \
+            --vs hooks.json hooks_truth.txt; then
+            ok=1
+            break
+        fi
+    done
+    [ -n "$ok" ] || exit 1
+else
+    echo "skipped: the hooks' comparison: no $hooks"
+fi
 # nobody chose a period, and the program writes the pass's signals: the longer default
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"])' profile.json
 
