@@ -30,10 +30,11 @@ build cct_phases.c cct_walk
 build many_contexts.c many_walk
 build walk_threads.c walk_threads -pthread
 
+# at 2500 cycles, as fidelity_pass: the shares are held to 2 points, not the sampling cost
 ok=
 for attempt in 1 2; do
     rm -f profile.json truth.txt
-    SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 ./cct_walk 1.5 truth.txt
+    SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 ./cct_walk 1.5 truth.txt
     if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2; then
         ok=1
         break
@@ -49,7 +50,7 @@ if [ -x "$hooks" ]; then
     ok=
     for attempt in 1 2; do
         rm -f hooks.json hooks_truth.txt
-        SHIM_PERIOD=10000 SHIM_OUTPUT="$dir/hooks.json" SHIM_STRICT=1 "$hooks" 1.5 hooks_truth.txt
+        SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/hooks.json" SHIM_STRICT=1 "$hooks" 1.5 hooks_truth.txt
         if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2 \
             --vs hooks.json hooks_truth.txt; then
             ok=1
@@ -61,7 +62,9 @@ else
     echo "skipped: the hooks' comparison: no $hooks"
 fi
 # nobody chose a period, and the program writes the pass's signals: the longer default
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"])' profile.json
+rm -f default.json
+SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_walk 0.2 default_truth.txt
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"])' default.json
 
 rm -f many.json
 SHIM_PERIOD=1000 SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4
