@@ -452,6 +452,15 @@ static int var_thread_id(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static int var_hooks(struct shim_settings *s, const char *v)
+{
+    static const char *const modes[] = {"tree", "frames"};
+    int i = word_index(v, modes, sizeof modes / sizeof *modes);
+    if (i < 0) return -1;
+    s->hooks_frames = i == 1;
+    return 0;
+}
+
 static int var_max_tags(struct shim_settings *s, const char *v)
 {
     uint64_t n;
@@ -510,6 +519,8 @@ const struct config_var config_vars[] = {
      var_by},
     {"SHIM_ALLOC", "auto, on or off", var_alloc},
     {"SHIM_THREAD_ID", "auto, bpf or pinned", var_thread_id},
+    {"SHIM_HOOKS", "tree or frames (frames: for -finstrument-functions with frame pointers)",
+     var_hooks},
     {"SHIM_OBSERVERS", "auto or a number of observers from 1 to 64", var_observers},
     {NULL, NULL, NULL},
 };

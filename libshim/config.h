@@ -54,6 +54,8 @@ struct shim_settings {
     uint64_t slow_period;          /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
     int period_given;              /* SHIM_PERIOD set, or a struct period other than the
                                       default: the period is the user's, never changed */
+    int hooks_frames;              /* SHIM_HOOKS=frames: the -finstrument-functions hooks
+                                      publish the frame signal, not the tree */
     uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
     int trace_on;                  /* SHIM_TRACE set */
     char trace[PATH_MAX];          /* its path pattern; "" = beside the profile */

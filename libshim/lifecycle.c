@@ -289,8 +289,10 @@ static int build_plan(struct shim_run *r, struct shim_block *b, struct probe_pla
         /* paths only where code appends them (not built with SHIM_PASS=method,loop) */
         p->paths = symbols_referenced("shim_tls_path_ring");
     }
-    /* and for code whose pass stores the frame signal, the context slot, from stack walks */
-    int walk = symbols_sections(STACKWALK_SECTION, NULL, NULL) > 0;
+    /* and for code whose pass stores the frame signal, or whose hooks do (SHIM_HOOKS=frames),
+     * the context slot, from stack walks */
+    int walk = symbols_sections(STACKWALK_SECTION, NULL, NULL) > 0 ||
+               (instrumented && r->settings.hooks_frames);
     if (walk) cct_slots |= (1u << SHIM_SLOT_METHOD) | (1u << SHIM_SLOT_CCT);
     if (p->paths) {
         struct sidetable st;
@@ -717,6 +719,7 @@ static int start_locked(const struct shim_config *cfg)
         };
         signal_block_attach(block);
         cct_republish(); /* the context so far, into the block the observer reads */
+        if (r->settings.hooks_frames) cct_use_frames(1);
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;
         rc = open_identity(r);
@@ -943,6 +946,7 @@ int shim_stop(void)
     } else if (!r->settings.quiet) {
         summary(r);
     }
+    if (r->settings.hooks_frames) cct_use_frames(0);
     observer_free(&r->obs);
     free_extra_observers(r);
     hardware_close(r);

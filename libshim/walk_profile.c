@@ -12,7 +12,8 @@
  * symbol names stands for itself. Each distinct return address is looked up once.
  *
  * The outermost frames, below the outermost function the compiler pass instrumented
- * (the C library's start-up, a thread's start routine's caller), are left out: the
+ * (the C library's start-up, a thread's start routine's caller), are left out (without
+ * side tables, with the hooks' frame signal: the outermost frames no symbol names): the
  * hooks' trees start at the first instrumented function too, and they say nothing
  * about where the program spends its time. Frames of uninstrumented code between
  * instrumented ones (a qsort calling back a comparator) stay, when they keep frame
@@ -32,7 +33,8 @@
 
 struct addr_fn {
     uint64_t addr, fn;
-    int code; /* a loaded module holds it */
+    int code;  /* a loaded module holds it */
+    int named; /* a symbol names the function holding it */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -41,11 +43,19 @@ static int cmp_addr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether a symbol names the function that holds return address addr. */
+static int named(const struct addr_fn *m, size_t n, uint64_t addr)
+{
+    struct addr_fn key = {addr, 0, 0, 0};
+    const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
+    return hit && hit->named;
+}
+
 /* The function holding return address addr; 0 when no loaded module holds it (the walk
  * went through something that was not a frame). */
 static uint64_t fn_of(const struct addr_fn *m, size_t n, uint64_t addr)
 {
-    struct addr_fn key = {addr, 0, 0};
+    struct addr_fn key = {addr, 0, 0, 0};
     const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
     return !hit ? addr : hit->code ? hit->fn : 0;
 }
@@ -134,12 +144,17 @@ static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
             break;
         }
     }
-    unsigned top = n - 1; /* the outermost instrumented frame, else the outermost */
+    /* the outermost frame the pass instrumented; else (hooks, no side tables) the
+     * outermost that a symbol names: the C library's unnamed start-up frames go */
+    unsigned top = n - 1;
     if (st && st->n) {
         while (top > 0 && !sidetable_lookup(st, fns[top]))
             top--;
         if (!sidetable_lookup(st, fns[top])) top = n - 1;
     }
+    if (top == n - 1)
+        while (top > 0 && !named(m, nm, c[top]))
+            top--;
     uint32_t cur = CCT_NODE_ROOT;
     for (unsigned j = top + 1; j-- > 0;) {
         uint32_t at = cur; /* recursion: the nearest ancestor of the same function */
@@ -191,6 +206,7 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
         uint64_t call = m[j].addr - 1;
         int found = syms && symbols_lookup(syms, call, &si) == 0;
         m[j].code = !syms || found;
+        m[j].named = found && si.name;
         m[j].fn = found && si.name ? call - si.sym_offset : m[j].addr;
     }
     json_array_foreach(tags, i, e)

@@ -102,6 +102,7 @@
  * hook's frame address is the address above its return address.
  */
 #include "cct.h"
+#include "stackwalk.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -699,8 +700,101 @@ COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t sit
 
 /* The fast path calls nothing but, last, enter_resolve() or enter_slow(), so it saves few
  * registers. */
+/* ---- the frame signal instead of the tree (SHIM_HOOKS=frames) ----
+ *
+ * For a program built with -finstrument-functions and frame pointers, the hooks can do
+ * what the compiler pass's frame signal does (signals/stackwalk.h): publish the function
+ * and its frame address, and leave the calling context to the observer's stack walk.
+ * Per thread they keep only a small stack of (function, frame) pairs, so that an exit
+ * can publish its caller's again: no tree, no index, no cache. The frame address is the
+ * instrumented function's frame pointer (the hook's own saved one), kept only when it
+ * lies inside the thread's stack (the bounds its signal block holds) and the word above
+ * it is the call site the compiler passed: code built without frame pointers publishes
+ * frame 0, and its samples keep their function with no chain. A frame left by a longjmp
+ * is popped by the next entry or exit of a function whose frame lies above it. */
+
+#define CCT_FRAMES_CAP 4096u
+
+struct cct_fstack {
+    uint32_t depth;
+    uint32_t spare;
+    struct {
+        uint64_t fn, fp;
+    } e[CCT_FRAMES_CAP];
+};
+
+static int cct_frames_on;
+static __thread struct cct_fstack *cct_fs __attribute__((tls_model("initial-exec")));
+static __thread int cct_fs_failed __attribute__((tls_model("initial-exec")));
+
+void cct_use_frames(int on)
+{
+    __atomic_store_n(&cct_frames_on, on, __ATOMIC_RELAXED);
+}
+
+COLD struct cct_fstack *fstack_new(void)
+{
+    if (cct_fs_failed) return NULL;
+    void *p = mmap(NULL, sizeof(struct cct_fstack), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        cct_fs_failed = 1;
+        return NULL;
+    }
+    return cct_fs = p;
+}
+
+/* Publishes the top pair (0, 0 when none) into the thread's block: the method first,
+ * then the frame, as the pass stores them. Nothing while the thread is not observed. */
+HOT_INLINE void frames_publish(const struct cct_fstack *s, uint32_t d)
+{
+    struct shim_block *b = shim_tls_block;
+    if (b == &shim_dummy_block) return;
+    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], d ? s->e[d - 1].fn : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], d ? s->e[d - 1].fp : 0, __ATOMIC_RELAXED);
+}
+
+HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
+{
+    struct cct_fstack *s = cct_fs;
+    if (__builtin_expect(s == NULL, 0) && (s = fstack_new()) == NULL) return;
+    const struct shim_block *b = shim_tls_block;
+    uint64_t lo = b->reserved[SHIM_BLOCK_STACK_LO], hi = b->reserved[SHIM_BLOCK_STACK_HI];
+    uint64_t fp = rbp >= lo && hi && rbp <= hi - 16 && !(rbp & 7) &&
+                          ((const uint64_t *)(uintptr_t)rbp)[1] == site
+                      ? rbp
+                      : 0;
+    uint32_t d = s->depth;
+    while (d && fp && s->e[d - 1].fp && s->e[d - 1].fp < fp) /* left by a longjmp */
+        d--;
+    if (d < CCT_FRAMES_CAP) {
+        s->e[d].fn = fn;
+        s->e[d].fp = fp;
+        d++;
+    }
+    s->depth = d;
+    frames_publish(s, d);
+}
+
+HOT_INLINE void frames_exit(uint64_t fn, uint64_t rbp)
+{
+    struct cct_fstack *s = cct_fs;
+    if (s == NULL) return;
+    uint32_t d = s->depth;
+    while (d && rbp && s->e[d - 1].fp && s->e[d - 1].fp < rbp) /* left by a longjmp */
+        d--;
+    if (d && s->e[d - 1].fn == fn) d--;
+    s->depth = d;
+    frames_publish(s, d);
+}
+
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
+    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
+        frames_enter((uintptr_t)this_fn, (uintptr_t)call_site,
+                     *(const uint64_t *)__builtin_frame_address(0));
+        return;
+    }
     struct cct_arena *a = cct_self;
     uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
     uintptr_t cfa = HOOK_CFA(), ra = (uintptr_t)__builtin_return_address(0);
@@ -769,6 +863,10 @@ COLD void exit_slow(struct cct_arena *a, uint64_t word, uint64_t fn, uintptr_t c
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     (void)call_site;
+    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
+        frames_exit((uintptr_t)this_fn, *(const uint64_t *)__builtin_frame_address(0));
+        return;
+    }
     struct cct_arena *a = cct_self;
     if (a == NULL) return;
     uint64_t fn = (uintptr_t)this_fn;

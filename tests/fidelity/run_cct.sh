@@ -3,15 +3,19 @@
 # the time against the program's own TSC measurement (check_cct.py). As for the planted
 # phases (run_fidelity.sh), a failing run is run once more: a disturbed run seldom fails
 # twice, a real fault always does.
-# Usage: run_cct.sh CCT_PHASES CHECK_CCT WORKDIR
+# With --source S, the profile's calling contexts must also come from S (cct.source:
+# "hooks" or "stack walk"; a source that says both counts).
+# Usage: run_cct.sh CCT_PHASES CHECK_CCT WORKDIR [--source S]
 set -eu
-prog=$1 check=$2 dir=$3
+prog=$1 check=$2 dir=$3 source=${5:-}
 mkdir -p "$dir"
 for attempt in 1 2; do
     rm -f "$dir/profile.json" "$dir/truth.txt"
     SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 "$prog" 1.5 "$dir/truth.txt"
     if python3 "$check" "$dir/profile.json" "$dir/truth.txt" --pp 2; then
-        exit 0
+        [ -z "$source" ] && exit 0
+        python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["cct"].get("source", "hooks"); print("contexts from:", s); sys.exit(sys.argv[2] not in s)' "$dir/profile.json" "$source"
+        exit $?
     fi
     [ "$attempt" -eq 1 ] && echo "run $attempt failed; running once more"
 done

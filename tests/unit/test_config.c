@@ -126,6 +126,7 @@ static const struct var_case var_cases[] = {
     {"SHIM_ALLOC", {"on", "off", "auto"}, {"", "ON", "1", "yes", "on ", "maybe", "jemalloc"}},
     {"SHIM_AUTOSTART_CHILDREN", {"0", "1"}, {"", "-1", "all"}},
     {"SHIM_THREAD_ID", {"auto", "bpf", "pinned"}, {"", "BPF", "kernel", "pinned "}},
+    {"SHIM_HOOKS", {"tree", "frames"}, {"", "Frames", "walk", "tree "}},
     {"SHIM_OBSERVERS", {"1", "2", "64", "auto"}, {"", "0", "65", "-1", "two", "auto "}},
     {"SHIM_TRACE",
      {"none", "64K", "64M", "64G", "trace.bin", "/tmp/t-%p.trace:1G", "t:x"},
