@@ -143,10 +143,37 @@ static inline int repeats(const uint64_t *r, unsigned n, unsigned p)
 /* The program writes its frames with plain stores while this reads them: the reads
  * are volatile, and neither sanitizer looks at them (ASan would take the program's
  * stack redzones for a bug of ours, TSan the program's stores for a race with us). */
-__attribute__((noinline, no_sanitize("address", "thread"))) unsigned
-chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out)
+__attribute__((noinline, no_sanitize("address", "thread"))) int
+chain_frame(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t *next, uint64_t *ret)
 {
-    unsigned n = 0;
+    if (!(fp >= lo && fp <= hi - 16 && !(fp & 7))) return 0;
+    const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
+    *next = f[0];
+    *ret = f[1];
+    return 1;
+}
+
+static unsigned walk_from(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out,
+                          unsigned n);
+
+unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out)
+{
+    return walk_from(fp, lo, hi, out, 0);
+}
+
+unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
+                       struct chain_walk_frames *out)
+{
+    out->cut = 0;
+    if (!ret) return out->n = 0;
+    out->ret[0] = ret;
+    if (next <= fp) return out->n = 1;
+    return walk_from(next, fp + 16, hi, out, 1);
+}
+
+__attribute__((noinline, no_sanitize("address", "thread"))) static unsigned
+walk_from(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out, unsigned n)
+{
     out->cut = 0;
     for (unsigned read = 0; fp >= lo && fp <= hi - 16 && !(fp & 7); read++) {
         if (n == STACKWALK_MAX_DEPTH || read == STACKWALK_MAX_READ) {

@@ -86,4 +86,14 @@ struct chain_walk_frames {
 };
 unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out);
 
+/* The innermost frame alone: its saved frame pointer and return address, when fp is a
+ * frame inside [lo, hi) (1), else 0. The observer reads it, checks that the thread is
+ * still there, then walks the rest with chain_walk_on(). */
+int chain_frame(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t *next, uint64_t *ret);
+
+/* chain_walk() from the frame `next` that frame `fp` saved, after its return address
+ * `ret`, which becomes out->ret[0]. */
+unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
+                       struct chain_walk_frames *out);
+
 #endif

@@ -76,6 +76,23 @@ static void walk_follows_the_chain(void **state)
     assert_int_equal(chain_walk(fp, lo(), hi(), &w), 3);
 }
 
+/* The observer reads the innermost frame alone, checks the thread is still there, then
+ * walks on from it: the same chain as one walk. */
+static void walk_on_from_the_innermost_frame(void **state)
+{
+    (void)state;
+    static struct chain_walk_frames w;
+    uint64_t fp = build_stack(5, 100), next = 0, ret = 0;
+    assert_int_equal(chain_frame(fp, lo(), hi(), &next, &ret), 1);
+    assert_int_equal(ret, 100);
+    assert_int_equal(chain_walk_on(fp, next, ret, hi(), &w), 5);
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(w.ret[i], 100 + i);
+    assert_int_equal(chain_frame(hi() + 64, lo(), hi(), &next, &ret), 0);
+    assert_int_equal(chain_walk_on(fp, fp, ret, hi(), &w), 1); /* a saved fp that does not rise */
+    assert_int_equal(chain_walk_on(fp, next, 0, hi(), &w), 0); /* no return address */
+}
+
 static void walk_is_cut_at_the_limit(void **state)
 {
     (void)state;
@@ -199,6 +216,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_follows_the_chain),
+        cmocka_unit_test(walk_on_from_the_innermost_frame),
         cmocka_unit_test(walk_is_cut_at_the_limit),
         cmocka_unit_test(walk_folds_recursion),
         cmocka_unit_test(store_numbers_each_chain_once),
