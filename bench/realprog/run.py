@@ -26,9 +26,9 @@ run, interleaved, it times three configurations doing the same work for each com
                  main thread from its start; the hooks resolve to libshim's where it
                  defines them (its calling-context runtime), else still to glibc's
 
-and clang-plain, clang-instrumented and clang-shimrun, the same built by clang 14 with
+and clang-plain, clang-instrumented and clang-shimrun, the same built by the pass's clang with
 -O2 and -finstrument-functions-after-inlining (hooks only in the functions left after
-inlining; skipped, with one line saying why, without clang 14). Once per compiler, the
+inlining; skipped, with one line saying why, without the pass's clang). Once per compiler, the
 instrumented build runs with hooks that only count (count_calls.so, preloaded) for the
 number of calls the hooks see. It reports median times, their ratios to the same
 compiler's plain build against the target (<= 1.3x under shimrun), and where the time
@@ -39,7 +39,7 @@ Each run's result checksum must equal the others' (and build.sh checks the plain
 against Debian's libcrypt), so all of them did the same work.
 
 Then, for the compiler pass (docs/compiler-pass.md), interleaved in the same way and
-against the same compiler without the pass: clang-plain, built by clang 14 with -O2,
+against the same compiler without the pass: clang-plain, built by the pass's clang with -O2,
 and for each pass mode M (PASS_MODES, or each --pass M given: a value of SHIM_PASS)
 the build with the pass and SHIM_PASS=M (variant pass-M, commas written as dashes) in
 two configurations, M-alone (run alone: the stores go to libshim's dummy block and
@@ -64,8 +64,8 @@ runs both for both programs as its `realprog`, `realprog pass`, `lua` and `lua p
 steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
 and the pass's plugin first (into SHIM_BENCH_BUILD, default build/). Each is skipped,
 with one line saying why, when the program's sources cannot be had or a build fails;
-the pass's, also when there is no clang 14 or no plugin (the project builds it where
-clang/LLVM 14 are installed; SHIM_PASS_PLUGIN names another). --quick runs a short
+the pass's, also when there is no clang of the pass's version or no plugin (the project builds it where
+clang/LLVM 14 to 19 are installed; SHIM_PASS_PLUGIN names another). --quick runs a short
 version (a build takes seconds from scratch, well under a second when nothing changed;
 Lua's first build also fetches its sources).
 """
@@ -113,7 +113,7 @@ VARIANT = {"plain": "plain", "instrumented": "instrumented", "shimrun": "instrum
 LABELS = {"plain": "gcc `-O2` (plain)",
           "instrumented": "gcc `-finstrument-functions`, run alone",
           "shimrun": "gcc `-finstrument-functions` under `shimrun`",
-          "clang-plain": "clang 14 `-O2`",
+          "clang-plain": "clang `-O2`",
           "clang-instrumented": "clang `-finstrument-functions-after-inlining`, run alone",
           "clang-shimrun": "clang `-finstrument-functions-after-inlining` under `shimrun`"}
 # The calling-context issue's target for a program under shim's runtime and observer.
@@ -288,7 +288,7 @@ def count_calls(counter, argv):
 @skippable
 def measure(build_dir, results_dir, quick, prog):
     """The realprog step for the program: a dict of results, or {"skipped": why}. gcc's
-    configurations always; clang's too where clang 14 builds them (else "clang_skipped"
+    configurations always; clang's too where the pass's clang builds them (else "clang_skipped"
     says why)."""
     size, shimrun, built = prepare(prog, build_dir, quick, ("plain", "instrumented"))
     clang_skipped = None
@@ -476,7 +476,7 @@ def pass_profile_summary(path):
 def measure_pass(build_dir, results_dir, quick, prog, modes=PASS_MODES):
     """The compiler pass on the program: a dict of results, or {"skipped": why}."""
     configs = pass_configs(modes)
-    # The pass builds first: without clang/LLVM 14 or the plugin they say so.
+    # The pass builds first: without clang/LLVM 14 to 19 or the plugin they say so.
     variants = list(dict.fromkeys(v for v, _ in configs.values() if v != "clang-plain"))
     size, shimrun, built = prepare(prog, build_dir, quick, variants + ["clang-plain"])
     n = str(size["iterations"])
@@ -500,7 +500,7 @@ def measure_pass(build_dir, results_dir, quick, prog, modes=PASS_MODES):
             "median_wall": medw, "pairs": pairs, "profiles": profiles, "configs": configs,
             "modes": list(modes), "build_seconds": {v: built[v][1] for v in built},
             "checksum": sums.pop(), "version": source_version(built["clang-plain"][0]),
-            "command": f"{prog['command'].format(n=n)} built by clang 14 -O2 with and "
+            "command": f"{prog['command'].format(n=n)} built by the pass's clang -O2 with and "
                        f"without the pass, {size['runs']} interleaved runs each"}
 
 
@@ -597,7 +597,7 @@ def main():
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
                     "--target", "shim", "shimrun"], check=True, stdout=subprocess.DEVNULL)
-    # The plugin is a target only where clang/LLVM 14 were found; without it the pass's
+    # The plugin is a target only where clang/LLVM 14 to 19 were found; without it the pass's
     # measurement says it was skipped.
     subprocess.run(["cmake", "--build", build_dir, "--target", "shim-pass"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

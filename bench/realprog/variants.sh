@@ -14,7 +14,7 @@
 #                       variant_link builds count_calls.so beside it: hooks that
 #                       only count function entries (LD_PRELOAD it; it prints the count
 #                       at exit).
-#   clang-plain         clang 14 -O2: the baseline of the clang variants, the same
+#   clang-plain         the pass's clang -O2: the baseline of the clang variants, the same
 #                       compiler without hooks or the pass
 #   clang-instrumented  clang -O2 -finstrument-functions-after-inlining: hooks like
 #                       instrumented's, but only in the functions left after inlining
@@ -28,9 +28,10 @@
 #                       its stores go to libshim's dummy block and ring.
 #
 # PLUGIN is SHIM_PASS_PLUGIN, default BUILD_DIR/signals/pass/shim-pass.so, which the
-# project builds where clang/LLVM 14 are installed. CC overrides the compiler of every
-# variant (default cc; clang-14, else clang, for the clang variants, which must be clang
-# 14: the plugin runs inside it); CFLAGS_EXTRA is appended to every variant's flags.
+# project builds where clang/LLVM 14 to 19 are installed. CC overrides the compiler of
+# every variant (default cc; for the clang variants the clang the plugin was built for,
+# which BUILD_DIR/shim.pc names as passclang, else clang: they must be of the plugin's
+# version, which runs inside it); CFLAGS_EXTRA is appended to every variant's flags.
 
 fail() {
     echo "build.sh: $variant: $*" >&2
@@ -41,30 +42,32 @@ fail() {
 # or USAGE on stderr and exit 2 for a name that is not a variant.
 variant_setup() {
     # The clang the plugin was built for: its LLVM is the one the plugin links against.
-    clang14=$(command -v clang-14 2>/dev/null || echo clang)
+    passclang=$(pkg-config --variable=passclang "$build/shim.pc" 2>/dev/null || true)
+    passclang=${passclang:-clang}
+    passmajor=$("$passclang" --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\)\..*/\1/p' | head -1)
     plugin=
     case $variant in
     plain) cc=${CC:-cc} flags="-O2" ;;
     instrumented) cc=${CC:-cc} flags="-O2 -finstrument-functions" ;;
-    clang-plain) cc=${CC:-$clang14} flags="-O2" ;;
-    clang-instrumented) cc=${CC:-$clang14} flags="-O2 -finstrument-functions-after-inlining" ;;
+    clang-plain) cc=${CC:-$passclang} flags="-O2" ;;
+    clang-instrumented) cc=${CC:-$passclang} flags="-O2 -finstrument-functions-after-inlining" ;;
     pass-?*)
         plugin=${SHIM_PASS_PLUGIN:-$build/signals/pass/shim-pass.so}
         if [ ! -f "$plugin" ]; then
-            fail "no compiler pass plugin at $plugin (the project builds it where clang/LLVM 14 are installed; SHIM_PASS_PLUGIN names another)"
+            fail "no compiler pass plugin at $plugin (the project builds it where clang/LLVM 14 to 19 are installed; SHIM_PASS_PLUGIN names another)"
         fi
         plugin=$(cd "$(dirname "$plugin")" && pwd)/$(basename "$plugin")
         SHIM_PASS=$(echo "${variant#pass-}" | tr - ,)
         export SHIM_PASS
-        cc=${CC:-$clang14} flags="-O2 -fpass-plugin=$plugin" ;;
+        cc=${CC:-$passclang} flags="-O2 -fpass-plugin=$plugin" ;;
     *)
         echo "$1" >&2
         exit 2 ;;
     esac
     case $variant in
     clang-* | pass-*)
-        "$cc" --version 2>/dev/null | grep -q 'clang version 14\.' ||
-            fail "needs clang 14 (the compiler pass's LLVM); $cc is not" ;;
+        "$cc" --version 2>/dev/null | grep -q "clang version ${passmajor:-none}\." ||
+            fail "needs clang ${passmajor:-(none found)} (the compiler pass's LLVM); $cc is not" ;;
     esac
     flags="$flags${CFLAGS_EXTRA:+ $CFLAGS_EXTRA}"
     jobs=$(nproc 2>/dev/null || echo 2)

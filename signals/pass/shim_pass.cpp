@@ -31,6 +31,7 @@
  * (SHIM_PASS, SHIM_PASS_MAX_PATHS, SHIM_PASS_VERIFY); a bad value is one line on
  * stderr and the default, never a failed compilation.
  */
+#include "llvm_compat.h"
 #include "numbering.h"
 #include "sidetable.h"
 
@@ -47,7 +48,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Analysis/EHPersonalities.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
@@ -167,7 +167,7 @@ class Emitter
   public:
     explicit Emitter(Module &m)
         : m(m), i8(Type::getInt8Ty(m.getContext())), i64(Type::getInt64Ty(m.getContext())),
-          i8ptr(Type::getInt8PtrTy(m.getContext()))
+          i8ptr(compat::bytePointer(m.getContext()))
     {
     }
 
@@ -329,7 +329,8 @@ bool skipFunction(const Function &f)
     if (f.hasFnAttribute(Attribute::DisableSanitizerInstrumentation)) return true;
     if (f.hasFnAttribute("shim-pass")) return true; /* already instrumented */
     StringRef name = f.getName();
-    if (name.startswith("shim_") || name.startswith("__cyg_profile_")) return true;
+    if (compat::startsWith(name, "shim_") || compat::startsWith(name, "__cyg_profile_"))
+        return true;
     /* funclet-based exception handling (Windows) has pads code cannot be put in front of */
     if (f.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(f.getPersonalityFn())))
         return true;
@@ -440,7 +441,7 @@ class FunctionInstrumenter
             l = l->getParentLoop();
         if (!l) return fn;
         uint64_t bits = (uint64_t)loopNumber[l] << SHIM_LOOP_SHIFT;
-        return ConstantExpr::getOr(fn, ConstantInt::get(emit.int64(), bits));
+        return compat::disjointOr(fn, ConstantInt::get(emit.int64(), bits));
     }
 
     Constant *methodValue() { return ConstantExpr::getPtrToInt(&f, emit.int64()); }

@@ -16,6 +16,8 @@
  */
 #include "sidetable.h"
 
+#include "llvm_compat.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -155,7 +157,7 @@ void emitSideTable(Module &m, Function &f, const std::string &text)
 {
     LLVMContext &c = m.getContext();
     Type *i64 = Type::getInt64Ty(c);
-    Type *i8ptr = Type::getInt8PtrTy(c);
+    Type *i8ptr = compat::bytePointer(c);
     Constant *bytes = ConstantDataArray::getString(c, text, /*AddNull=*/true);
     auto *json = new GlobalVariable(m, bytes->getType(), /*isConstant=*/true,
                                     GlobalValue::PrivateLinkage, bytes, "shim.sidetable.json");

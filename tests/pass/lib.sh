@@ -1,6 +1,6 @@
 # Helpers for the compiler-pass tests (sourced after the script's arguments are known):
 # the ok/FAIL helpers of the integration tests, and the skip CMake asks for where no
-# clang/LLVM 14 was found (or the tree is built with a sanitizer the programs here
+# clang/LLVM 14 to 19 was found (or the tree is built with a sanitizer the programs here
 # cannot link with).
 # Usage in a script: . "$(dirname "$0")/lib.sh" "$@"
 . "$(dirname "$0")/../integration/lib.sh"

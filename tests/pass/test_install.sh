@@ -1,6 +1,7 @@
 #!/bin/sh
 # The plugin as a user finds it: installed beside libshim, named by pkg-config's
-# passplugin variable, and used with the command line docs/compiler-pass.md gives.
+# passplugin variable (and its clang by passclang), and used with the command line
+# docs/compiler-pass.md gives.
 # Usage: test_install.sh BUILD_DIR CLANG WORKDIR | --skip REASON
 . "$(dirname "$0")/lib.sh" "$@"
 set -u
@@ -16,6 +17,8 @@ export PKG_CONFIG_PATH
 plugin=$(pkg-config --variable=passplugin shim)
 expect "pkg-config --variable=passplugin shim names the installed plugin ($plugin)" \
     test -f "$plugin" -a "$(basename "$plugin")" = shim-pass.so
+expect "pkg-config --variable=passclang shim names the clang it was built for" \
+    test "$(pkg-config --variable=passclang shim)" = "$clang"
 libdir=$(pkg-config --variable=libdir shim)
 expect "the plugin is in \${libdir}/shim" test "$(cd "$(dirname "$plugin")" && pwd)" = "$(cd "$libdir/shim" && pwd)"
 

@@ -58,9 +58,17 @@ for o in -O0 -O2; do
 done
 expect "-O0 eh_catcher: 6 paths (a catch inside a loop)" has eh-O0.o.err "^shim-pass: verified eh_catcher: 6 paths$"
 
-# edges that cannot be split (an indirect branch), through opt
+# edges that cannot be split (an indirect branch), through opt. unsplittable.ll is
+# written with LLVM 14's typed pointers; from 15 on it is read with opaque ones (17 and
+# later read nothing else).
 if [ -x "$opt" ]; then
-    SHIM_PASS_VERIFY=1 "$opt" -load-pass-plugin="$plugin" -passes=shim-pass -S "$here/unsplittable.ll" \
+    mkdir -p in
+    case $("$opt" --version) in
+    *"LLVM version 14."*) cp "$here/unsplittable.ll" in/unsplittable.ll ;;
+    *) sed -e 's/\[[0-9]* x i8\*\]\*/ptr/g' -e 's/i8\*\*/ptr/g' -e 's/i8\*/ptr/g' \
+        "$here/unsplittable.ll" >in/unsplittable.ll ;;
+    esac
+    SHIM_PASS_VERIFY=1 "$opt" -load-pass-plugin="$plugin" -passes=shim-pass -S in/unsplittable.ll \
         -o unsplittable.ll 2>unsplittable.err
     expect "opt -passes=shim-pass runs the pass" test -s unsplittable.ll
     expect "two unsplittable edges with paths: fallback, said at build time" \
@@ -68,7 +76,7 @@ if [ -x "$opt" ]; then
     expect "one unsplittable edge: numbered first, paths kept" has unsplittable.err "^shim-pass: verified one_target: 2 paths$"
     expect "the unsplittable-edge module verifies" sh -c "! grep -q 'VERIFY FAILED' unsplittable.err"
 else
-    echo "skipped: no opt 14 (unsplittable edges)"
+    echo "skipped: no opt of the plugin's LLVM (unsplittable edges)"
 fi
 
 # bad settings: one line naming the variable and value, the default used, compilation fine

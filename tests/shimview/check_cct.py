@@ -36,7 +36,7 @@ ROOT, OVERFLOW = "(outside instrumented functions)", "(arena full)"
 
 
 def check(what, cond, why=""):
-    results.append(("ok: " if cond else "FAIL: ") + what + ("" if cond else " (%s)" % why))
+    results.append(("ok: " if cond else "FAIL: ") + what + ("" if cond else " (%s)" % (why,)))
 
 
 def close(a, b, rel=1e-6):

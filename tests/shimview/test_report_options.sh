@@ -92,14 +92,16 @@ else
     pass "--csv has no sparkline column"
 fi
 
-if command -v script >/dev/null 2>&1; then
+if ! command -v script >/dev/null 2>&1; then
+    echo "skipped: no script(1) to give the report a terminal"
+elif ! script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+    echo "skipped: script(1) cannot open a pseudo-terminal here (no /dev/pts?) to give the report a terminal"
+else
     LC_ALL=C.UTF-8 script -qec "\"$SHIMVIEW\" report \"$TMP/shape.json\"" /dev/null </dev/null >"$TMP/tty" 2>&1
     expect_in "$TMP/tty" "$UTF8_SHAPE" "a terminal gets sparklines by default"
     LC_ALL=C.UTF-8 script -qec "\"$SHIMVIEW\" report --no-sparklines \"$TMP/shape.json\"" /dev/null \
         </dev/null >"$TMP/tty" 2>&1
     expect_not_in "$TMP/tty" "histogram" "--no-sparklines on a terminal"
-else
-    echo "skipped: no script(1) to give the report a terminal"
 fi
 
 # ---- --csv=period ----
