@@ -12,16 +12,17 @@
  * Nothing else happens per call. The observer reads the frame word and the method
  * signal, follows the chain of saved frame pointers through the thread's stack (only
  * inside the bounds the thread registered in its block, each frame strictly above the
- * one before), collecting the return addresses, then reads both words again and keeps
- * the chain only if neither changed. The method and the return addresses are the
+ * one before), collecting the return addresses; it reads both words again after the
+ * innermost frame and walks on only if neither changed. The method and the return
+ * addresses are the
  * calling context, call sites kept apart; the observer stores each distinct chain once
  * (observer/chain_store.h) and puts its number in the tuple where slot 9 would be. The
  * profile writer turns chains into calling-context trees (libshim/walk_profile.c).
  *
- * A thread's stack must stay mapped while the observer reads it: the observer marks
- * the block (SHIM_BLOCK_WALKING) before it reads the bounds and clears the mark after
- * the walk; a thread that gives its block back clears the bounds first and then waits
- * for the mark to clear (signal_block_release()).
+ * A thread's stack must stay mapped while the observer reads it: an observer adds one
+ * to the block's count of walkers (SHIM_BLOCK_WALKING) before it reads the bounds and
+ * takes it back after the walk; a thread that gives its block back clears the bounds
+ * first and then waits for the count to be 0 (signal_block_release()).
  */
 #ifndef SHIM_SIGNALS_STACKWALK_H
 #define SHIM_SIGNALS_STACKWALK_H
