@@ -895,6 +895,17 @@ static void summary_unattributed(const struct shim_run *r)
                 "shim: %.2f%% of the sample periods (%llu) are attributed to nothing: the observer "
                 "was interrupted or paused in them (preemption, its own aggregation)\n",
                 100.0 * (double)t->interrupted / all, (unsigned long long)t->interrupted);
+    /* calling contexts the stack walks could not give (docs/calling-contexts.md) */
+    const struct chain_store *c = &r->obs.chains;
+    uint64_t lost = c->unsteady + c->full + c->no_stack;
+    if (r->obs.plan.walk_tag && c->walks && (double)lost > 0.01 * (double)c->walks)
+        fprintf(stderr,
+                "shim: %.2f%% of the samples' calling contexts are lost: %llu kept changing "
+                "while the stack was read, %llu found the store of %u chains full, %llu were of "
+                "a thread whose stack is unknown\n",
+                100.0 * (double)lost / (double)c->walks, (unsigned long long)c->unsteady,
+                (unsigned long long)c->full, c->cap - CHAIN_FIRST,
+                (unsigned long long)c->no_stack);
 }
 
 static void summary(const struct shim_run *r)
