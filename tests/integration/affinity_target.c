@@ -9,7 +9,8 @@
  *                shim_start(), a little work, shim_stop()
  *   threads      shim_start(), then two threads: one given CPU 0 through
  *                pthread_attr_setaffinity_np, one with no mask of its own; each prints
- *                its mask while observed and again after shim_stop()
+ *                its mask while observed and again after shim_stop(); the second forks
+ *                while observed, and its child prints its mask
  *   spawn        shim_start(), then starts grep on its own /proc status through
  *                system(), popen() and posix_spawnp() from the observed thread, and
  *                prints the observed thread's mask after each
@@ -57,6 +58,14 @@ static void *threaded(void *label)
     char l[64];
     snprintf(l, sizeof l, "%s observed", (const char *)label);
     show(l);
+    if (strcmp(label, "plain") == 0) { /* a child forked from a thread that joined */
+        pid_t pid = fork();
+        if (pid == 0) {
+            show("plain's child");
+            _exit(0);
+        }
+        waitpid(pid, NULL, 0);
+    }
     pthread_barrier_wait(&stopped); /* observing */
     pthread_barrier_wait(&stopped); /* stopped */
     snprintf(l, sizeof l, "%s after", (const char *)label);

@@ -42,7 +42,8 @@ expect "pinned main thread, SHIM_OBSERVER_CPU=0: the pin left as is" \
 # 2. threads created while observing, with BPF thread identity where it attaches and
 # without: the one given CPU 0 (the observer's) by pthread_attr_setaffinity_np keeps
 # it; the one that named no mask (it inherits the pinned thread's) and the main thread
-# get their own masks back at the stop
+# get their own masks back at the stop; a child forked from the one that named no mask
+# has that thread's own mask
 for tid in auto pinned; do
     SHIM_THREAD_ID=$tid SHIM_OBSERVER_CPU=0 SHIM_QUIET=1 SHIM_OUTPUT=threads-$tid.json \
         sh "$with_tracefs" "$target" threads >threads-$tid.out 2>threads-$tid.err
@@ -55,6 +56,8 @@ for tid in auto pinned; do
         test "$(mask threads-$tid.out 'named after')" = 0
     expect "threads ($tid): the other thread's own mask back after the stop" \
         test "$(mask threads-$tid.out 'plain after')" = "$own"
+    expect "threads ($tid): a child forked from the other thread has its own mask" \
+        test "$(mask threads-$tid.out "plain's child")" = "$own"
     expect "threads ($tid): the main thread's own mask back after the stop" \
         test "$(mask threads-$tid.out 'main after')" = "$own"
 done
