@@ -3,9 +3,11 @@
 # observed; threads keep the masks the program gave them and get their own back at the
 # stop; programs started from the observed thread get its own mask, not shim's pin
 # (docs/host-process.md, "CPU affinity").
-# Usage: test_affinity.sh AFFINITY_TARGET WORKDIR WITH_TRACEFS
+# Usage: test_affinity.sh AFFINITY_TARGET WORKDIR WITH_TRACEFS [wrap|nowrap]
+# nowrap: a sanitizer build, where libshim defines no pthread_create, so a thread that
+# names no mask inherits the observed thread's pin before shim can know it
 set -u
-target=$1 dir=$2 with_tracefs=$3
+target=$1 dir=$2 with_tracefs=$3 threads=${4:-wrap}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 fresh_dir "$dir"
@@ -54,10 +56,14 @@ for tid in auto pinned; do
         test "$(mask threads-$tid.out 'named observed')" = 0
     expect "threads ($tid): the named mask after the stop" \
         test "$(mask threads-$tid.out 'named after')" = 0
-    expect "threads ($tid): the other thread's own mask back after the stop" \
-        test "$(mask threads-$tid.out 'plain after')" = "$own"
-    expect "threads ($tid): a child forked from the other thread has its own mask" \
-        test "$(mask threads-$tid.out "plain's child")" = "$own"
+    if [ "$threads" = nowrap ]; then
+        echo "skipped: threads ($tid): the thread that names no mask (no pthread_create of libshim's in a sanitizer build)"
+    else
+        expect "threads ($tid): the other thread's own mask back after the stop" \
+            test "$(mask threads-$tid.out 'plain after')" = "$own"
+        expect "threads ($tid): a child forked from the other thread has its own mask" \
+            test "$(mask threads-$tid.out "plain's child")" = "$own"
+    fi
     expect "threads ($tid): the main thread's own mask back after the stop" \
         test "$(mask threads-$tid.out 'main after')" = "$own"
 done
