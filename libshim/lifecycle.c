@@ -6,9 +6,9 @@
  * resolves the configuration (any bad value: one line, and the program runs on
  * unprofiled, or exits under SHIM_STRICT), chooses CPUs with hwloc, pins the calling
  * thread and the observer, gives the calling thread a signal block, builds the probe
- * plan and lets the observer run. Stopping joins the observer, restores the observed
- * thread's CPU affinity and writes the profile. If the program never calls
- * shim_stop(), an atexit handler does.
+ * plan and lets the observer run. Stopping joins the observer, gives every thread whose
+ * CPU affinity shim changed its own back (affinity.c) and writes the profile. If the
+ * program never calls shim_stop(), an atexit handler does.
  *
  * fork(): the child has no observer thread (threads do not survive fork), so the child
  * forgets the parent's run: it is unobserved and may call shim_start() again. The
@@ -353,7 +353,8 @@ static void program_name(char *out, size_t len)
         if (*p == '/' || *p == ' ') *p = '_';
 }
 
-/* Choose CPUs and pin the calling thread. */
+/* Choose CPUs and pin the calling thread. The observer may go on any CPU of the
+ * process (its cpuset), the observed thread stays within its own mask (topology.c). */
 static int place(struct shim_run *r)
 {
     hwloc_topology_t topo;
@@ -361,21 +362,22 @@ static int place(struct shim_run *r)
     int strict = r->settings.cfg.strict;
     if (topology_load(&topo, why, sizeof why) != 0) return fail(SHIM_ETOPOLOGY, strict, "%s", why);
     topology_describe(topo, &r->topo);
-    if (sched_getaffinity(0, sizeof r->allowed, &r->allowed) != 0) {
+    topology_process_cpus(topo, &r->allowed);
+    if (sched_getaffinity(0, sizeof r->saved_affinity, &r->saved_affinity) != 0) {
         hwloc_topology_destroy(topo);
         return fail(SHIM_ETOPOLOGY, strict, "cannot read the CPU affinity: %s", strerror(errno));
     }
-    r->saved_affinity = r->allowed;
-    int rc = placement_choose(topo, &r->allowed, sched_getcpu(), r->settings.cfg.observer_cpu,
-                              &r->placement, why, sizeof why);
+    int rc = placement_choose(topo, &r->allowed, &r->saved_affinity, sched_getcpu(),
+                              r->settings.cfg.observer_cpu, &r->placement, why, sizeof why);
     hwloc_topology_destroy(topo);
     if (rc != 0) return fail(rc, strict, "%s", why);
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(r->placement.observed_cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0)
+    int err = affinity_move_self(&r->moved, gettid(), &r->saved_affinity, &one);
+    if (err)
         return fail(SHIM_ETOPOLOGY, strict, "cannot pin the observed thread to CPU %d: %s",
-                    r->placement.observed_cpu, strerror(errno));
+                    r->placement.observed_cpu, strerror(err));
     r->pinned = 1;
     return 0;
 }
@@ -455,7 +457,7 @@ static void start_extra_observers(struct shim_run *r, const struct probe_plan *p
                                   const struct observer_params *params)
 {
     unsigned want =
-        r->settings.observers ? r->settings.observers : (unsigned)CPU_COUNT(&r->saved_affinity) / 2;
+        r->settings.observers ? r->settings.observers : (unsigned)CPU_COUNT(&r->allowed) / 2;
     const char *more = "observing with fewer";
     char why[512];
     hwloc_topology_t topo;
@@ -471,7 +473,7 @@ static void start_extra_observers(struct shim_run *r, const struct probe_plan *p
         return;
     }
     memset(r->extra, 0, (want - 1) * sizeof *r->extra);
-    cpu_set_t left = r->saved_affinity;
+    cpu_set_t left = r->allowed;
     CPU_CLR(r->placement.observed_cpu, &left);
     CPU_CLR(r->placement.observer_cpu, &left);
     while (r->n_extra + 1 < want) {
@@ -484,7 +486,7 @@ static void start_extra_observers(struct shim_run *r, const struct probe_plan *p
                          want, r->n_extra + 1);
             break;
         }
-        if (placement_choose(topo, &left, first, -1, &x->placement, why, sizeof why) != 0) {
+        if (placement_choose(topo, &left, NULL, first, -1, &x->placement, why, sizeof why) != 0) {
             run_complain(0, more, "SHIM_OBSERVERS=%u: %s", want, why);
             break;
         }
@@ -567,16 +569,19 @@ static void stop_at_exit(void)
     if (shim_running()) shim_stop();
 }
 
-/* The forking thread's CPU affinity as it was before shim pinned it, if it is the
- * observed thread: the child must not inherit the pin. */
+/* The forking thread's CPU affinity as it was before shim changed it, if shim did (the
+ * observed thread, or one that joined): the child must not inherit shim's mask. */
 static cpu_set_t fork_affinity;
 static int fork_restore_affinity;
 
 static void before_fork(void)
 {
     pthread_mutex_lock(&lock);
-    fork_restore_affinity = state == RUNNING && run->pinned && gettid() == run->observed_tid;
-    if (fork_restore_affinity) fork_affinity = run->saved_affinity;
+    const struct affinity_moved *m = state == RUNNING ? affinity_find(&run->moved, gettid()) : NULL;
+    cpu_set_t now; /* a mask the program set since is the program's: the child keeps it */
+    fork_restore_affinity =
+        m && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &m->set);
+    if (fork_restore_affinity) fork_affinity = m->own;
 }
 
 static void after_fork_parent(void)
@@ -784,7 +789,8 @@ static int start_locked(const struct shim_config *cfg)
     }
     if (rc != 0) thread_identity_close(r->ti);
     if (rc != 0) {
-        if (r->pinned) sched_setaffinity(0, sizeof r->saved_affinity, &r->saved_affinity);
+        affinity_give_back_all(&r->moved, getpid());
+        affinity_free(&r->moved);
         free(r->pathless);
         free(r);
         return rc;
@@ -944,10 +950,9 @@ int shim_stop(void)
     clock_pair_take(&r->end);
     struct clock_pair calibration_end = r->end;
     tsc_calibrate(&r->tsc, &r->start, &calibration_end);
-    /* Only while the observed thread is still a thread of this process: after it exited,
-     * its id may belong to somebody else. */
-    if (syscall(SYS_tgkill, (pid_t)r->pid, r->observed_tid, 0) == 0)
-        sched_setaffinity(r->observed_tid, sizeof r->saved_affinity, &r->saved_affinity);
+    /* The observed thread and those that joined get their own masks back (affinity.c) */
+    affinity_give_back_all(&r->moved, (pid_t)r->pid);
+    affinity_free(&r->moved);
     char why[PATH_MAX + 128];
     int rc = 0;
     if (profile_write(r, why, sizeof why) != 0) {
@@ -979,7 +984,7 @@ int shim_stop(void)
  * thread stays off the observed CPU where it can (and is not observed), and shim says
  * once why it cannot do better (README, "Threads").
  */
-static int attach_thread(struct shim_run *r)
+static int attach_thread(struct shim_run *r, const cpu_set_t *inherited)
 {
     pid_t tid = gettid();
     if (tid == r->observed_tid || shim_tls_block != &shim_dummy_block) return 0; /* already */
@@ -999,18 +1004,22 @@ static int attach_thread(struct shim_run *r)
         run_thread_name(tid, r->thread_name[r->attached], RUN_THREAD_NAME);
     }
     r->attached++;
-    cpu_set_t set;
+    cpu_set_t now, own, set;
     CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof now, &now) != 0) return 0; /* then left where it is */
+    own = inherited ? *inherited : now;
     struct run_observer *free_cpu = NULL;
     for (unsigned k = 0; k < r->n_extra && !free_cpu; k++)
-        if (!__atomic_load_n(&r->extra[k].thread_word, __ATOMIC_RELAXED)) free_cpu = &r->extra[k];
+        if (!__atomic_load_n(&r->extra[k].thread_word, __ATOMIC_RELAXED) &&
+            CPU_ISSET(r->extra[k].placement.observed_cpu, &own))
+            free_cpu = &r->extra[k];
     if (r->ti) {
-        set = r->observed_cpus;
+        CPU_AND(&set, &r->observed_cpus, &own);
     } else if (free_cpu) { /* one thread per observed CPU: this one gets the next */
         CPU_SET(free_cpu->placement.observed_cpu, &set);
         __atomic_store_n(&free_cpu->thread_word, (uint64_t)tid, __ATOMIC_RELAXED);
     } else {
-        set = r->saved_affinity;
+        set = own;
         CPU_CLR(r->placement.observed_cpu, &set);
         CPU_CLR(r->placement.observer_cpu, &set);
         if (!r->said_identity++)
@@ -1021,7 +1030,11 @@ static int attach_thread(struct shim_run *r)
                     CPU_COUNT(&set) ? "; the others run on the other CPUs"
                                     : ", and samples of others that run there count as its own");
     }
-    if (CPU_COUNT(&set)) sched_setaffinity(0, sizeof set, &set);
+    /* only ever narrowed within the thread's own mask (one the program gave it through
+     * pthread_attr_setaffinity_np included), and given back at the stop */
+    if (!CPU_COUNT(&set)) set = own;
+    if (!CPU_EQUAL(&set, &now) || !CPU_EQUAL(&own, &now)) /* an inherited pin is shim's too */
+        affinity_move_self(&r->moved, tid, &own, &set);
     return 0;
 }
 
@@ -1031,15 +1044,55 @@ void lifecycle_thread_leaving(void)
     pid_t tid = gettid();
     for (unsigned i = 0; state == RUNNING && i < run->attached && i < RUN_MAX_THREADS; i++)
         if (run->thread_tid[i] == tid) run_thread_name(tid, run->thread_name[i], RUN_THREAD_NAME);
+    if (state == RUNNING) affinity_forget(&run->moved, tid); /* its id may come back */
+    unlock_run(cancel);
+}
+
+int lifecycle_spawn_begin(cpu_set_t *shims)
+{
+    int cancel = lock_run();
+    const struct affinity_moved *m = state == RUNNING ? affinity_find(&run->moved, gettid()) : NULL;
+    cpu_set_t now;
+    int moved = m && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &m->set) &&
+                sched_setaffinity(0, sizeof m->own, &m->own) == 0;
+    if (moved) *shims = m->set;
+    unlock_run(cancel);
+    return moved;
+}
+
+void lifecycle_spawn_end(const cpu_set_t *shims)
+{
+    int cancel = lock_run();
+    const struct affinity_moved *m = state == RUNNING ? affinity_find(&run->moved, gettid()) : NULL;
+    cpu_set_t now;
+    if (m && CPU_EQUAL(&m->set, shims) && sched_getaffinity(0, sizeof now, &now) == 0 &&
+        CPU_EQUAL(&now, &m->own))
+        sched_setaffinity(0, sizeof *shims, shims);
     unlock_run(cancel);
 }
 
 int shim_thread_attach(void)
 {
+    return lifecycle_thread_attach(NULL);
+}
+
+int lifecycle_thread_attach(const cpu_set_t *inherited)
+{
     int cancel = lock_run();
-    int rc = state == RUNNING ? attach_thread(run) : SHIM_ENOTSTARTED;
+    int rc = state == RUNNING ? attach_thread(run, inherited) : SHIM_ENOTSTARTED;
     unlock_run(cancel);
     return rc;
+}
+
+int lifecycle_own_affinity(cpu_set_t *own)
+{
+    int cancel = lock_run();
+    const struct affinity_moved *m = state == RUNNING ? affinity_find(&run->moved, gettid()) : NULL;
+    cpu_set_t now;
+    int moved = m && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &m->set);
+    if (moved) *own = m->own;
+    unlock_run(cancel);
+    return moved;
 }
 
 int shim_thread_detach(void)

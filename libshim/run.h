@@ -15,6 +15,7 @@
 #include "keeper.h"
 #include "machine.h"
 #include "observer.h"
+#include "affinity.h"
 #include "topology.h"
 #include "trace_writer.h"
 
@@ -77,7 +78,9 @@ struct shim_run {
     unsigned n_rates;
     long pid;
     pid_t observed_tid;
-    cpu_set_t allowed, saved_affinity;
+    cpu_set_t allowed;           /* the process's CPUs (topology_process_cpus) */
+    cpu_set_t saved_affinity;    /* the observed thread's own mask */
+    struct affinity_log moved;   /* the threads whose mask shim changed (affinity.c) */
     char output_path[PATH_MAX];  /* absolute */
     char output_shown[PATH_MAX]; /* as the user gave it, for messages */
     char trace_path[PATH_MAX];   /* SHIM_TRACE's file, absolute, when tracing */

@@ -151,14 +151,16 @@ static void thread_ids(void)
 
 static void placements(hwloc_topology_t topo)
 {
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    cpu_set_t allowed, one; /* the process's CPUs; a thread pinned to one of them */
+    topology_process_cpus(topo, &allowed);
     int first = 1;
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed)) continue;
         struct placement p;
         char why[256];
-        int rc = placement_choose(topo, &allowed, cpu, -1, &p, why, sizeof why);
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        int rc = placement_choose(topo, &allowed, &one, cpu, -1, &p, why, sizeof why);
         if (rc == 0)
             fact(first ? "placement" : "",
                  "a thread on CPU %d -> observer on CPU %d (%s, sharing %s)", p.observed_cpu,

@@ -52,6 +52,8 @@ int threads_create_internal(pthread_t *t, const pthread_attr_t *attr, void *(*fn
 struct start {
     void *(*fn)(void *);
     void *arg;
+    int inherits;  /* the creator's mask is shim's, and attr names none */
+    cpu_set_t own; /* then the creator's own, which the new thread takes */
 };
 
 /* The thread's name as it leaves (programs name their threads after creating them). */
@@ -73,7 +75,7 @@ static void *start_attached(void *p)
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     void *ret;
     pthread_cleanup_push(leaving, NULL);
-    shim_thread_attach();
+    lifecycle_thread_attach(s.inherits ? &s.own : NULL);
     pthread_setcancelstate(cancel, NULL);
     ret = s.fn(s.arg);
     pthread_cleanup_pop(1);
@@ -88,6 +90,13 @@ SHIM_API int pthread_create(pthread_t *restrict t, const pthread_attr_t *restric
     if (!shim_running() || !(s = malloc(sizeof *s))) return real(t, attr, fn, arg);
     s->fn = fn;
     s->arg = arg;
+    /* A new thread inherits its creator's mask: where that is shim's pin and the program
+     * named no mask of its own (glibc reads an attr without one as every CPU), the new
+     * thread's own mask is the creator's own */
+    cpu_set_t named;
+    int names = attr && pthread_attr_getaffinity_np(attr, sizeof named, &named) == 0 &&
+                CPU_COUNT(&named) < CPU_SETSIZE;
+    s->inherits = !names && lifecycle_own_affinity(&s->own);
     int err = real(t, attr, start_attached, s);
     if (err) free(s);
     return err;

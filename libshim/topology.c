@@ -9,6 +9,14 @@
  * package, else anything. The chosen relation is named in the profile and by shim-info.
  * A user-chosen observer CPU is honoured when allowed; if it is the observed CPU, the
  * observed thread moves to the CPU closest to it instead.
+ *
+ * Two sets of CPUs take part, and they differ. The observer may run on any CPU the
+ * process may use: its cpuset (cgroup cpuset.cpus.effective, which hwloc reads as the
+ * topology's allowed set), or else every online CPU. The observed thread stays within
+ * its own affinity mask, which the program may have narrowed (pthread_setaffinity_np on
+ * the main thread, taskset): a thread pinned to one CPU is observed there, with the
+ * observer on another CPU of the process's set. Only a process whose cpuset holds one
+ * CPU is refused.
  */
 #include "topology.h"
 
@@ -105,14 +113,25 @@ static int nearest_other(hwloc_topology_t topo, hwloc_const_bitmap_t allowed, in
     return found;
 }
 
-int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, int current, int requested,
-                     struct placement *out, char *why, size_t whylen)
+void topology_process_cpus(hwloc_topology_t topo, cpu_set_t *out)
+{
+    hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+    CPU_ZERO(out);
+    for (int i = hwloc_bitmap_first(allowed); i >= 0 && i < CPU_SETSIZE;
+         i = hwloc_bitmap_next(allowed, i))
+        CPU_SET(i, out);
+}
+
+int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, const cpu_set_t *thread,
+                     int current, int requested, struct placement *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
+    if (!thread) thread = allowed;
     if (CPU_COUNT(allowed) < 2) {
         snprintf(why, whylen,
-                 "this process may run on only one CPU (%d), and the observer needs a second "
-                 "one; allow two or more CPUs (e.g. taskset -c 0,1)",
+                 "this process may run on only one CPU (%d; its cpuset, or the online CPUs), and "
+                 "the observer needs a second one; allow two or more CPUs (the cgroup's "
+                 "cpuset.cpus)",
                  current);
         return SHIM_ENOCPU;
     }
@@ -128,26 +147,46 @@ int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, int curren
         snprintf(why, whylen, "out of memory reading the CPU set");
         return SHIM_ENOMEM;
     }
+    hwloc_bitmap_t own = to_bitmap(thread); /* where the observed thread may be */
+    if (!own) {
+        hwloc_bitmap_free(set);
+        snprintf(why, whylen, "out of memory reading the CPU set");
+        return SHIM_ENOMEM;
+    }
     hwloc_bitmap_and(set, set, hwloc_topology_get_allowed_cpuset(topo));
+    hwloc_bitmap_and(own, own, set);
     int rc = 0;
-    if (!hwloc_get_pu_obj_by_os_index(topo, (unsigned)current) || !CPU_ISSET(current, allowed))
-        current = hwloc_bitmap_first(set);
+    if (!hwloc_get_pu_obj_by_os_index(topo, (unsigned)current) ||
+        !hwloc_bitmap_isset(own, (unsigned)current))
+        current = hwloc_bitmap_first(own);
     if (requested >= 0) {
         out->user_chosen = 1;
         out->observer_cpu = requested;
-        out->observed_cpu = current == requested ? nearest_other(topo, set, requested) : current;
+        out->observed_cpu = current == requested ? nearest_other(topo, own, requested) : current;
     } else {
         out->observed_cpu = current;
-        out->observer_cpu = nearest_other(topo, set, current);
+        out->observer_cpu = current < 0 ? -1 : nearest_other(topo, set, current);
     }
-    hwloc_obj_t a = hwloc_get_pu_obj_by_os_index(topo, (unsigned)out->observed_cpu);
-    hwloc_obj_t b = hwloc_get_pu_obj_by_os_index(topo, (unsigned)out->observer_cpu);
-    if (out->observed_cpu < 0 || out->observer_cpu < 0 || !a || !b) {
+    hwloc_obj_t a = out->observed_cpu < 0
+                        ? NULL
+                        : hwloc_get_pu_obj_by_os_index(topo, (unsigned)out->observed_cpu);
+    hwloc_obj_t b = out->observer_cpu < 0
+                        ? NULL
+                        : hwloc_get_pu_obj_by_os_index(topo, (unsigned)out->observer_cpu);
+    if (requested >= 0 && out->observed_cpu < 0 && hwloc_bitmap_weight(own) == 1) {
+        snprintf(why, whylen,
+                 "observer CPU %d (SHIM_OBSERVER_CPU or observer_cpu) is the only CPU the "
+                 "calling thread may run on; choose another observer CPU, or let the thread run "
+                 "on a second one",
+                 requested);
+        rc = SHIM_ENOCPU;
+    } else if (out->observed_cpu < 0 || out->observer_cpu < 0 || !a || !b) {
         snprintf(why, whylen, "hwloc shows no second CPU this process may run on");
         rc = SHIM_ENOCPU;
     } else {
         classify(hwloc_get_common_ancestor_obj(topo, a, b), out);
     }
+    hwloc_bitmap_free(own);
     hwloc_bitmap_free(set);
     return rc;
 }

@@ -30,12 +30,18 @@ int topology_load(hwloc_topology_t *topo, char *why, size_t whylen);
 
 void topology_describe(hwloc_topology_t topo, struct machine_topology *m);
 
+/* The CPUs this process may use: its cpuset (cgroup cpuset.cpus.effective, as hwloc
+ * reads it), else the online CPUs. Not the calling thread's affinity mask. */
+void topology_process_cpus(hwloc_topology_t topo, cpu_set_t *out);
+
 /*
  * Choose CPUs for the observer and the observed thread, which now runs on `current`.
- * `allowed` is the set the process may use; `requested` is a CPU for the observer or
- * -1. Returns 0, or a SHIM_E* code with a one-line reason in why.
+ * `allowed` is the set the process may use (the observer's choice); `thread` is the
+ * observed thread's own affinity mask (the observed CPU is one of it), or NULL for the
+ * same as `allowed`; `requested` is a CPU for the observer or -1. Returns 0, or a
+ * SHIM_E* code with a one-line reason in why.
  */
-int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, int current, int requested,
-                     struct placement *out, char *why, size_t whylen);
+int placement_choose(hwloc_topology_t topo, const cpu_set_t *allowed, const cpu_set_t *thread,
+                     int current, int requested, struct placement *out, char *why, size_t whylen);
 
 #endif

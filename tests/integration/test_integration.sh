@@ -61,15 +61,26 @@ SHIM_PERIDO=5 SHIM_OUTPUT=typo.json "$target" work 0.05 >out4 2>err4
 expect "unknown variable warned" has err4 "SHIM_PERIDO is not a shim variable"
 expect "unknown variable: still profiled" test -s typo.json
 
-# 5. one allowed CPU: a clear refusal
-if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
-    SHIM_OUTPUT=one.json taskset -c 0 "$target" work 0.05 >out5 2>err5
+# 5. one allowed CPU: a clear refusal. The limit is the process's cpuset, not the
+# thread's mask: under taskset -c 0 the program is observed on CPU 0 with the observer
+# beside it; in a cpuset of CPU 0 alone it is refused
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    SHIM_OUTPUT=taskset.json taskset -c 0 "$target" work 0.05 >out5t 2>err5t
+    expect "taskset -c 0: observed on CPU 0" json taskset.json \
+        "d['placement']['observed_cpu']==0 and d['placement']['observer_cpu']!=0"
+fi
+cg=$(one_cpu_cpuset)
+if [ -z "$cg" ]; then
+    echo "skipped: one CPU: no cpuset cgroup of one CPU can be made here (needs root and a cpuset controller)"
+else
+    SHIM_OUTPUT=one.json in_cgroup "$cg" "$target" work 0.05 >out5 2>err5
     expect "one CPU: program exits 0" test $? -eq 0
     expect "one CPU: refusal names the cause" has err5 "may run on only one CPU"
     expect "one CPU: start returned SHIM_ENOCPU" has out5 "start: -4"
     expect "one CPU: no profile" test ! -e one.json
-    SHIM_STRICT=1 taskset -c 0 "$target" work 0.05 >/dev/null 2>&1
+    SHIM_STRICT=1 in_cgroup "$cg" "$target" work 0.05 >/dev/null 2>&1
     expect "one CPU, strict: exit 125" test $? -eq 125
+    rmdir "$cg"
 fi
 
 # 6. observer CPU chosen by the user, and one the process may not use

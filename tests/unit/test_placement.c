@@ -9,6 +9,11 @@
  * use, is SHIM_ENOCPU with a reason; a requested observer CPU equal to the current one
  * moves the observed thread to the CPU nearest to it.
  *
+ * The observed thread's own mask may be narrower than the process's CPUs (a program
+ * that pins its main thread): the observed CPU is then one of the thread's, the
+ * observer any other CPU of the process's; only a requested observer CPU that is the
+ * thread's only CPU is refused.
+ *
  * hwloc numbers synthetic PUs 0..n-1 in depth-first order (os_index == logical index),
  * which the tests check before relying on it.
  */
@@ -59,14 +64,20 @@ struct outcome {
     char why[256];
 };
 
-static struct outcome choose(const char *desc, cpu_set_t allowed, int current, int requested)
+static struct outcome choose_within(const char *desc, cpu_set_t allowed, const cpu_set_t *thread,
+                                    int current, int requested)
 {
     struct outcome o;
     memset(&o, 0, sizeof o);
     hwloc_topology_t topo = load_synthetic(desc);
-    o.rc = placement_choose(topo, &allowed, current, requested, &o.p, o.why, sizeof o.why);
+    o.rc = placement_choose(topo, &allowed, thread, current, requested, &o.p, o.why, sizeof o.why);
     hwloc_topology_destroy(topo);
     return o;
+}
+
+static struct outcome choose(const char *desc, cpu_set_t allowed, int current, int requested)
+{
+    return choose_within(desc, allowed, NULL, current, requested);
 }
 
 static void assert_placed(const struct outcome *o, int observed, int observer, const char *relation,
@@ -78,6 +89,26 @@ static void assert_placed(const struct outcome *o, int observed, int observer, c
     assert_non_null(o->p.relation);
     assert_string_equal(o->p.relation, relation);
     assert_string_equal(o->p.shared, shared);
+}
+
+/* A thread pinned to one CPU of a process that may use four: observed where it is, the
+ * observer beside it; asked for the thread's only CPU, a reason naming it. */
+static void thread_pinned_within_process(void **state)
+{
+    (void)state;
+    cpu_set_t zero = CPUS(0), two = CPUS(2);
+    struct outcome o = choose_within(SMT_TOPOLOGY, CPUS(0, 1, 2, 3), &zero, 0, -1);
+    assert_placed(&o, 0, 1, "smt-sibling", "core");
+    o = choose_within(SMT_TOPOLOGY, CPUS(0, 1, 2, 3), &zero, 0, 3);
+    assert_placed(&o, 0, 3, "shared-cache", "L3");
+    o = choose_within(SMT_TOPOLOGY, CPUS(0, 1, 2, 3), &two, 0, -1); /* sched_getcpu stale */
+    assert_placed(&o, 2, 3, "smt-sibling", "core");
+    o = choose_within(SMT_TOPOLOGY, CPUS(0, 1, 2, 3), &zero, 0, 0);
+    assert_int_equal(o.rc, SHIM_ENOCPU);
+    if (!strstr(o.why, "only CPU the calling thread")) fail_msg("reason: %s", o.why);
+    o = choose_within(SMT_TOPOLOGY, CPUS(0), &zero, 0, -1); /* the process has one CPU */
+    assert_int_equal(o.rc, SHIM_ENOCPU);
+    if (!strstr(o.why, "only one CPU")) fail_msg("reason: %s", o.why);
 }
 
 /* (a) */
@@ -260,6 +291,7 @@ int main(void)
         cmocka_unit_test(nearest_cache_level_wins),
         cmocka_unit_test(same_and_other_package),
         cmocka_unit_test(one_cpu_is_not_enough),
+        cmocka_unit_test(thread_pinned_within_process),
         cmocka_unit_test(requested_cpu_must_be_allowed),
         cmocka_unit_test(requested_cpu_honoured),
         cmocka_unit_test(requested_cpu_equal_to_current_moves_observed),
