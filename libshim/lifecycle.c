@@ -11,8 +11,9 @@
  * shim_stop(), an atexit handler does.
  *
  * fork(): the child has no observer thread (threads do not survive fork), so the child
- * forgets the parent's run: it is unobserved and may call shim_start() again. The
- * mutex is taken around fork so the child never inherits it locked.
+ * forgets the parent's run, closing its copies of the run's descriptors: it is
+ * unobserved and may call shim_start() again. The mutex is taken around fork so the
+ * child never inherits it locked.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -594,7 +595,15 @@ static void after_fork_child(void)
     termination_after_fork_child();
     signal_block_after_fork_child();
     if (fork_restore_affinity) sched_setaffinity(0, sizeof fork_affinity, &fork_affinity);
-    /* The observer did not come along; its memory is the parent's copy: leave it. */
+    /* The observer did not come along; its memory is the parent's copy: leave it. The
+     * descriptors are the child's own copies of the parent's: close them, or the child
+     * keeps the perf events, the BPF program on every CPU and the trace file open for as
+     * long as it lives (a daemon that forks away from an observed program). */
+    if (run) {
+        hardware_close(run);
+        thread_identity_after_fork_child(run->ti);
+        if (run->tracing) trace_writer_after_fork_child(&run->trace);
+    }
     run = NULL;
     state = IDLE;
 }
@@ -869,6 +878,8 @@ int shim_start(const struct shim_config *cfg)
         hooks_installed = 1;
         atexit(stop_at_exit);
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    }
+    if (rc == 0) { /* at every start: a child of fork() needs a writer thread of its own */
         termination_install();
     }
     unlock_run(cancel);

@@ -4,8 +4,8 @@
 #ifndef SHIM_LIBSHIM_TERMINATION_H
 #define SHIM_LIBSHIM_TERMINATION_H
 
-/* Start the writer thread and take over those signals the program leaves at their
- * default action. Called once, at the first successful shim_start(). */
+/* Start the writer thread (once per process) and take over those signals the program
+ * leaves at their default action. Called at every successful shim_start(). */
 void termination_install(void);
 
 /* In a child after fork(): there is no writer thread there. */
