@@ -850,6 +850,10 @@ static void drop_preload(void)
         unsetenv("LD_PRELOAD");
 }
 
+/* Set while the constructor starts shim: SIGINT is then left to the program unless
+ * SHIM_SIGINT=on (termination.c). */
+static int before_main;
+
 __attribute__((constructor)) static void autostart(void)
 {
     const char *v = getenv("SHIM_AUTOSTART");
@@ -859,7 +863,9 @@ __attribute__((constructor)) static void autostart(void)
         drop_preload();
         unsetenv("SHIM_AUTOSTART");
     }
+    before_main = 1;
     shim_start(NULL); /* its own messages say what went wrong; the program runs on */
+    before_main = 0;
 }
 
 int shim_start(const struct shim_config *cfg)
@@ -880,7 +886,8 @@ int shim_start(const struct shim_config *cfg)
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     }
     if (rc == 0) { /* at every start: a child of fork() needs a writer thread of its own */
-        termination_install();
+        enum sigint_mode sigint = run->settings.sigint;
+        termination_install(sigint == SIGINT_ON || (sigint == SIGINT_AUTO && !before_main));
     }
     unlock_run(cancel);
     return rc;

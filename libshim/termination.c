@@ -15,6 +15,14 @@
  * default action and raises the signal again, so the program dies of it exactly as it
  * would have -- same signal, same exit status, and the parent sees it.
  *
+ * SIGINT is special: some programs install their own SIGINT handler only when they find
+ * it at SIG_DFL (CPython's KeyboardInterrupt). When shim starts before main() (shimrun's
+ * constructor), a handler of shim's would be what they find, and they would never install
+ * theirs. So SIGINT is taken only when the program itself calls shim_start(), after it
+ * has had its say, or when SHIM_SIGINT=on asks for it; under shimrun it is left as it is
+ * unless asked (shimrun --sigint), and a program that handles it and ends with exit()
+ * still writes its profile from the atexit handler. SHIM_SIGINT=off never takes it.
+ *
  * After fork(), the child has no writer thread: a child that starts shim again gets one
  * of its own at that start (the handlers, inherited, find it by the process id).
  *
@@ -101,11 +109,12 @@ static int start_writer(void)
     return 0;
 }
 
-void termination_install(void)
+void termination_install(int take_sigint)
 {
     if (start_writer() != 0) return;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction current, ours;
+        if (handled[i] == SIGINT && !take_sigint) continue;
         if (sigaction(handled[i], NULL, &current) != 0) continue;
         if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
         memset(&ours, 0, sizeof ours);
