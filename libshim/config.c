@@ -426,6 +426,18 @@ static int var_alloc(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static const char *const sigint_modes[] = {
+    [SIGINT_AUTO] = "auto", [SIGINT_ON] = "on", [SIGINT_OFF] = "off"};
+
+static int var_sigint(struct shim_settings *s, const char *v)
+{
+    int i = word_index(v, sigint_modes, sizeof sigint_modes / sizeof *sigint_modes), on;
+    if (i < 0 && parse_bool(v, &on) == 0) i = on ? SIGINT_ON : SIGINT_OFF; /* shimrun --sigint */
+    if (i < 0) return -1;
+    s->sigint = (enum sigint_mode)i;
+    return 0;
+}
+
 /* SHIM_OBSERVERS: how many observers (each with an observed CPU of its own), or auto. */
 static int var_observers(struct shim_settings *s, const char *v)
 {
@@ -518,6 +530,7 @@ const struct config_var config_vars[] = {
      "(mem_per_100c:ipc:40:0:4)",
      var_by},
     {"SHIM_ALLOC", "auto, on or off", var_alloc},
+    {"SHIM_SIGINT", "auto, on (or 1) or off (or 0)", var_sigint},
     {"SHIM_THREAD_ID", "auto, bpf or pinned", var_thread_id},
     {"SHIM_HOOKS", "tree or frames (frames: for -finstrument-functions with frame pointers)",
      var_hooks},

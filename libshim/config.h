@@ -37,6 +37,11 @@
  * and say why not when it does not (on), or never (off). */
 enum alloc_mode { ALLOC_AUTO, ALLOC_ON, ALLOC_OFF };
 
+/* SHIM_SIGINT: write the profile on SIGINT left at its default action when the program
+ * calls shim_start() itself, not when shim starts before main() (auto); always (on);
+ * never (off). termination.c says why. */
+enum sigint_mode { SIGINT_AUTO, SIGINT_ON, SIGINT_OFF };
+
 /* SHIM_THREAD_ID: where the observer learns which thread runs on the observed CPU: BPF
  * where it can be loaded (auto), BPF or an error (bpf), or never: the thread that called
  * shim_start() (pinned). */
@@ -66,6 +71,7 @@ struct shim_settings {
     int disable;                   /* SHIM_DISABLE=1 */
     int quiet;                     /* SHIM_QUIET=1: no summary line at stop */
     enum alloc_mode alloc;         /* SHIM_ALLOC: jemalloc's per-thread byte counters */
+    enum sigint_mode sigint;       /* SHIM_SIGINT */
     enum thread_id_mode thread_id; /* SHIM_THREAD_ID */
     unsigned observers;            /* SHIM_OBSERVERS: 1 unless given; 0: auto */
 };

@@ -11,8 +11,9 @@
  * program never calls shim_stop(), an atexit handler does.
  *
  * fork(): the child has no observer thread (threads do not survive fork), so the child
- * forgets the parent's run: it is unobserved and may call shim_start() again. The
- * mutex is taken around fork so the child never inherits it locked.
+ * forgets the parent's run, closing its copies of the run's descriptors: it is
+ * unobserved and may call shim_start() again. The mutex is taken around fork so the
+ * child never inherits it locked.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -599,7 +600,15 @@ static void after_fork_child(void)
     termination_after_fork_child();
     signal_block_after_fork_child();
     if (fork_restore_affinity) sched_setaffinity(0, sizeof fork_affinity, &fork_affinity);
-    /* The observer did not come along; its memory is the parent's copy: leave it. */
+    /* The observer did not come along; its memory is the parent's copy: leave it. The
+     * descriptors are the child's own copies of the parent's: close them, or the child
+     * keeps the perf events, the BPF program on every CPU and the trace file open for as
+     * long as it lives (a daemon that forks away from an observed program). */
+    if (run) {
+        hardware_close(run);
+        thread_identity_after_fork_child(run->ti);
+        if (run->tracing) trace_writer_after_fork_child(&run->trace);
+    }
     run = NULL;
     state = IDLE;
 }
@@ -847,6 +856,10 @@ static void drop_preload(void)
         unsetenv("LD_PRELOAD");
 }
 
+/* Set while the constructor starts shim: SIGINT is then left to the program unless
+ * SHIM_SIGINT=on (termination.c). */
+static int before_main;
+
 __attribute__((constructor)) static void autostart(void)
 {
     const char *v = getenv("SHIM_AUTOSTART");
@@ -856,7 +869,9 @@ __attribute__((constructor)) static void autostart(void)
         drop_preload();
         unsetenv("SHIM_AUTOSTART");
     }
+    before_main = 1;
     shim_start(NULL); /* its own messages say what went wrong; the program runs on */
+    before_main = 0;
 }
 
 int shim_start(const struct shim_config *cfg)
@@ -875,7 +890,10 @@ int shim_start(const struct shim_config *cfg)
         hooks_installed = 1;
         atexit(stop_at_exit);
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-        termination_install();
+    }
+    if (rc == 0) { /* at every start: a child of fork() needs a writer thread of its own */
+        enum sigint_mode sigint = run->settings.sigint;
+        termination_install(sigint == SIGINT_ON || (sigint == SIGINT_AUTO && !before_main));
     }
     unlock_run(cancel);
     return rc;

@@ -43,6 +43,7 @@ static const struct option_map {
     {"strict", NULL, 0, "SHIM_STRICT", "exit 125 on any shim error instead of running on"},
     {"quiet", NULL, 'q', "SHIM_QUIET", "no summary line at exit"},
     {"children", NULL, 0, "SHIM_AUTOSTART_CHILDREN", "observe the programs it starts too"},
+    {"sigint", NULL, 0, "SHIM_SIGINT", "write the profile on SIGINT (Ctrl-C) too"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

@@ -15,6 +15,17 @@
  * default action and raises the signal again, so the program dies of it exactly as it
  * would have -- same signal, same exit status, and the parent sees it.
  *
+ * SIGINT is special: some programs install their own SIGINT handler only when they find
+ * it at SIG_DFL (CPython's KeyboardInterrupt). When shim starts before main() (shimrun's
+ * constructor), a handler of shim's would be what they find, and they would never install
+ * theirs. So SIGINT is taken only when the program itself calls shim_start(), after it
+ * has had its say, or when SHIM_SIGINT=on asks for it; under shimrun it is left as it is
+ * unless asked (shimrun --sigint), and a program that handles it and ends with exit()
+ * still writes its profile from the atexit handler. SHIM_SIGINT=off never takes it.
+ *
+ * After fork(), the child has no writer thread: a child that starts shim again gets one
+ * of its own at that start (the handlers, inherited, find it by the process id).
+ *
  * Everything the handler calls is async-signal-safe: sem_post, nanosleep, sigaction,
  * raise, getpid, write.
  */
@@ -77,12 +88,14 @@ static void on_terminate(int sig)
     errno = saved_errno;
 }
 
-void termination_install(void)
+/* The writer thread of this process, started once (a child of fork() starts its own). */
+static int start_writer(void)
 {
     sigset_t all, old;
     pthread_t writer;
     pthread_attr_t attr;
-    if (sem_init(&wake, 0, 0) != 0) return;
+    if (writer_pid == getpid()) return 0;
+    if (sem_init(&wake, 0, 0) != 0) return -1;
     sigfillset(&all);
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -90,11 +103,18 @@ void termination_install(void)
     int err = threads_create_internal(&writer, &attr, writer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
-    if (err) return; /* then the atexit handler is all there is */
+    if (err) return -1; /* then the atexit handler is all there is */
     pthread_setname_np(writer, "shim-writer");
     writer_pid = getpid();
+    return 0;
+}
+
+void termination_install(int take_sigint)
+{
+    if (start_writer() != 0) return;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction current, ours;
+        if (handled[i] == SIGINT && !take_sigint) continue;
         if (sigaction(handled[i], NULL, &current) != 0) continue;
         if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
         memset(&ours, 0, sizeof ours);

@@ -4,9 +4,10 @@
 #ifndef SHIM_LIBSHIM_TERMINATION_H
 #define SHIM_LIBSHIM_TERMINATION_H
 
-/* Start the writer thread and take over those signals the program leaves at their
- * default action. Called once, at the first successful shim_start(). */
-void termination_install(void);
+/* Start the writer thread (once per process) and take over those signals the program
+ * leaves at their default action, SIGINT only when take_sigint. Called at every
+ * successful shim_start(). */
+void termination_install(int take_sigint);
 
 /* In a child after fork(): there is no writer thread there. */
 void termination_after_fork_child(void);

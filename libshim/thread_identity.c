@@ -55,6 +55,11 @@ const volatile uint64_t *thread_identity_word(const struct thread_identity *ti, 
     return NULL;
 }
 
+void thread_identity_after_fork_child(struct thread_identity *ti)
+{
+    (void)ti;
+}
+
 int thread_identity_prime(const struct thread_identity *ti, int *cpu, uint64_t *kernel_tid,
                           char *why, size_t len)
 {
@@ -89,11 +94,14 @@ int thread_identity_available(char *why, size_t len)
 #else
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +120,7 @@ struct thread_identity {
     size_t mapped;                                  /* bytes mapped */
     int cpus;                                       /* slots: the possible CPUs */
     int map_fd;
+    int perf_fd; /* the tracepoint's perf event the link holds (-1: none) */
 };
 
 static pthread_mutex_t libbpf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -189,6 +198,54 @@ static int check_layout(char *why, size_t len)
     return 0;
 }
 
+/* The sched_switch tracepoint's id, or -1 with errno: ENOENT when tracefs has none, the
+ * open's own error (EACCES: not root) when one exists but cannot be read. */
+static long tracepoint_id(void)
+{
+    static const char *const ids[] = {"/sys/kernel/tracing/events/sched/sched_switch/id",
+                                      "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
+    int err = ENOENT;
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        FILE *f = fopen(ids[i], "re");
+        if (!f) {
+            if (errno != ENOENT) err = errno;
+            continue;
+        }
+        long id = -1;
+        if (fscanf(f, "%ld", &id) != 1) id = -1;
+        fclose(f);
+        if (id >= 0) return id;
+    }
+    errno = err;
+    return -1;
+}
+
+/* The program on the tracepoint, through a perf event opened here rather than inside
+ * libbpf, so that its descriptor is known: a child of fork() must close its copy of it
+ * (thread_identity_after_fork_child), or the program stays attached for as long as the
+ * child lives. */
+static struct bpf_link *attach(struct thread_identity *ti, struct bpf_program *prog)
+{
+    long id = tracepoint_id();
+    if (id < 0) return NULL;
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.size = sizeof attr;
+    attr.config = (__u64)id;
+    int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct bpf_link *link = bpf_program__attach_perf_event(prog, fd);
+    if (!link) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return NULL;
+    }
+    ti->perf_fd = fd; /* the link owns it now: bpf_link__destroy closes it */
+    return link;
+}
+
 static int open_locked(struct thread_identity *ti, char *why, size_t len)
 {
     if (probe_map(why, len) || check_layout(why, len)) return -1;
@@ -209,7 +266,7 @@ static int open_locked(struct thread_identity *ti, char *why, size_t len)
     if (rc) return fail(why, len, "sizing the BPF array", -rc, NULL);
     rc = bpf_object__load(ti->obj);
     if (rc) return fail(why, len, "loading the sched_switch program", -rc, NULL);
-    ti->link = bpf_program__attach(prog);
+    ti->link = attach(ti, prog);
     if (!ti->link) {
         int err = errno;
         return fail(why, len, "attaching to the sched/sched_switch tracepoint", err,
@@ -237,6 +294,7 @@ int thread_identity_open(struct thread_identity **out, char *why, size_t len)
     if (!ti) return snprintf(why, len, "out of memory"), -1;
     ti->slots = MAP_FAILED;
     ti->map_fd = -1;
+    ti->perf_fd = -1;
     pthread_mutex_lock(&libbpf_lock);
     libbpf_said[0] = 0;
     libbpf_print_fn_t before = libbpf_set_print(libbpf_collect);
@@ -305,6 +363,35 @@ void thread_identity_close(struct thread_identity *ti)
     libbpf_set_print(before);
     pthread_mutex_unlock(&libbpf_lock);
     free(ti);
+}
+
+/* In a child of fork(): the descriptors are copies of the parent's, which goes on
+ * using them, so nothing is detached or freed through libbpf (detaching a perf link
+ * disables the perf event, which the parent shares); the child's copies of the
+ * descriptors are closed and the array unmapped, and the small bookkeeping of libbpf is
+ * left behind in the child's memory. */
+void thread_identity_after_fork_child(struct thread_identity *ti)
+{
+    if (!ti) return;
+    if (ti->slots != MAP_FAILED) munmap((void *)ti->slots, ti->mapped);
+    ti->slots = MAP_FAILED;
+    int link_fd = ti->link ? bpf_link__fd(ti->link) : -1;
+    if (link_fd >= 0) close(link_fd);
+    if (ti->perf_fd >= 0 && ti->perf_fd != link_fd) close(ti->perf_fd);
+    if (ti->obj) {
+        struct bpf_program *prog;
+        struct bpf_map *map;
+        bpf_object__for_each_program(prog, ti->obj)
+        {
+            if (bpf_program__fd(prog) >= 0) close(bpf_program__fd(prog));
+        }
+        bpf_object__for_each_map(map, ti->obj)
+        {
+            if (bpf_map__fd(map) >= 0) close(bpf_map__fd(map));
+        }
+        const struct btf *btf = bpf_object__btf(ti->obj);
+        if (btf && btf__fd(btf) >= 0) close(btf__fd(btf));
+    }
 }
 
 int thread_identity_available(char *why, size_t len)

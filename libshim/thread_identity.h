@@ -49,6 +49,10 @@ int thread_identity_map_fd(const struct thread_identity *ti);
 /* Detach the program, unmap the slots, free everything. NULL is allowed. */
 void thread_identity_close(struct thread_identity *ti);
 
+/* In a child of fork(): close the child's copies of the descriptors and unmap the array,
+ * leaving the parent's program attached and its handle usable there. */
+void thread_identity_after_fork_child(struct thread_identity *ti);
+
 /* Whether thread identity from BPF works on this machine, for shim-info: open, prime and
  * close. 1, or 0 with the reason in why. */
 int thread_identity_available(char *why, size_t len);

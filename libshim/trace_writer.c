@@ -182,3 +182,11 @@ void trace_writer_free(struct trace_writer *w)
     free(w->block);
     w->block = NULL;
 }
+
+void trace_writer_after_fork_child(struct trace_writer *w)
+{
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    w->running = 0;
+    w->tmp_path[0] = 0;
+}

@@ -44,4 +44,8 @@ void trace_writer_stop(struct trace_writer *w);
 /* Stop if running, and release everything. */
 void trace_writer_free(struct trace_writer *w);
 
+/* In a child of fork(): close the child's copy of the file, which stays the parent's to
+ * write, rename or remove; the writer thread did not come along. */
+void trace_writer_after_fork_child(struct trace_writer *w);
+
 #endif

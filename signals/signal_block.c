@@ -149,8 +149,23 @@ void signal_block_release(void)
     pthread_mutex_unlock(&lock);
 }
 
+/*
+ * In a child of fork() only the forking thread exists, under a new thread id. Its block
+ * (if it had one) is registered again under that id, so that an observer the child
+ * starts finds it; the blocks of the parent's other threads are free, since those
+ * threads are not in the child and will never give them back; no walk is under way;
+ * and the lock, which another thread of the parent may have held at the fork, is made
+ * anew.
+ */
 void signal_block_after_fork_child(void)
 {
-    for (uint32_t i = 0; i < used && i < SIGNAL_BLOCK_POOL; i++)
+    uint64_t tid = (uint64_t)syscall(SYS_gettid);
+    pthread_mutex_init(&lock, NULL);
+    for (uint32_t i = 0; i < used && i < SIGNAL_BLOCK_POOL; i++) {
         pool[i].reserved[SHIM_BLOCK_WALKING] = 0;
+        if (&pool[i] == own_block)
+            __atomic_store_n(&owner[i], tid, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(&owner[i], 0, __ATOMIC_RELEASE);
+    }
 }

@@ -44,7 +44,9 @@ void signal_block_detach(void);
 void signal_block_release(void);
 
 /* In a child after fork(): no observer came along, so none is walking any stack (a walk
- * under way in the parent left its count in the child's copy). */
+ * under way in the parent left its count in the child's copy); the forking thread keeps
+ * its block under its new thread id, the other threads' blocks are free, and the
+ * registry's lock is made anew. */
 void signal_block_after_fork_child(void);
 
 /* The block thread `tid` owns, or NULL. A scan of the registry: the observer caches

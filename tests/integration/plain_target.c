@@ -4,7 +4,11 @@
  *
  *   plain_target SECONDS [STATUS]   work in two functions for SECONDS, exit with STATUS
  *   plain_target spawn              run itself as a child ("plain_target 0.05"), wait
+ *   plain_target sigint             like CPython: install a SIGINT handler only if SIGINT
+ *                                   is at SIG_DFL at main; then work until SIGINT comes
+ *                                   (the handler exits with 0)
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +37,31 @@ __attribute__((noinline)) static void heavy(void)
         sink += (unsigned long)i * 3;
 }
 
+static void on_sigint(int sig)
+{
+    (void)sig;
+    static const char msg[] = "plain_target: own SIGINT handler ran\n";
+    ssize_t ignored = write(STDOUT_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    exit(0); /* like a program that unwinds and exits on its own interrupt */
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "sigint")) {
+        struct sigaction current;
+        sigaction(SIGINT, NULL, &current);
+        int dfl = current.sa_handler == SIG_DFL && !(current.sa_flags & SA_SIGINFO);
+        if (dfl) signal(SIGINT, on_sigint);
+        printf("plain_target: SIGINT at main: %s\n", dfl ? "default" : "taken");
+        fflush(stdout);
+        double end = now() + 10;
+        while (now() < end) {
+            light();
+            heavy();
+        }
+        return 3;
+    }
     if (argc > 1 && !strcmp(argv[1], "spawn")) {
         pid_t pid = fork();
         if (pid == 0) {

@@ -8,6 +8,9 @@
  *   twice            start twice (EBUSY), stop twice (ENOTSTARTED)
  *   stop-only        shim_stop without shim_start
  *   fork             fork while observing; the child starts its own observer
+ *   fork-again NAME  fork while observing; the child lists the descriptors shim left it
+ *                    (perf events, BPF objects, files whose path has NAME in it), starts
+ *                    its own observer, signals, and is ended by SIGTERM
  *   exit-thread      another thread calls exit() while main works
  *   strerror         every error code has its own text
  *   strict-struct    a struct with strict=1 and a bad period
@@ -115,6 +118,26 @@ static long address_space(void)
     return pages * sysconf(_SC_PAGESIZE);
 }
 
+/* The calling process's descriptors that are perf events, BPF objects, or files whose
+ * path holds `name`, one line each; the count is returned. */
+static int list_inherited(const char *name)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        char link[64], target[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len < 0) continue;
+        target[len] = 0;
+        if (strstr(target, "perf_event") || strstr(target, "bpf") || strstr(target, "btf") ||
+            strstr(target, name)) {
+            printf("child inherited: %d -> %s\n", fd, target);
+            n++;
+        }
+    }
+    return n;
+}
+
 static void *exit_soon(void *arg)
 {
     (void)arg;
@@ -172,6 +195,28 @@ int main(int argc, char **argv)
         int status;
         waitpid(pid, &status, 0);
         printf("child exit: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        work(0.1);
+        printf("parent stop: %d\n", shim_stop());
+    } else if (strcmp(mode, "fork-again") == 0 && argc > 2) {
+        start();
+        work(0.1);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            printf("child inherited descriptors: %d\n", list_inherited(argv[2]));
+            printf("child start: %d\n", shim_start(NULL));
+            fflush(stdout);
+            work(0.2);
+            kill(getpid(), SIGTERM); /* at its default action: the profile, then death */
+            sleep(10);
+            printf("child survived SIGTERM\n");
+            fflush(stdout);
+            _exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        printf("child pid: %d\n", (int)pid);
+        printf("child ended by signal: %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
         work(0.1);
         printf("parent stop: %d\n", shim_stop());
     } else if (strcmp(mode, "exit-thread") == 0) {

@@ -31,6 +31,38 @@ rm -f c-*.json
 "$shimrun" --children -o 'c-%p.json' "$plain" spawn >out 2>err
 expect "--children: the child is observed too" sh -c '[ $(ls c-*.json | wc -l) -eq 2 ]'
 
+# SIGINT: a program that installs its own handler only when it finds SIGINT at its
+# default action at main (as CPython does for KeyboardInterrupt) still finds it there,
+# and its handler's exit writes the profile; --sigint takes SIGINT before main instead,
+# and the profile is written as the program dies of it. interrupt PROFILE [OPTIONS]
+# runs the program with SIGINT at its default action, sends it SIGINT once it has
+# looked and run a while, and prints its exit status (128 + the signal when killed by one).
+interrupt() {
+    python3 - "$shimrun" "$plain" "$@" <<'PY'
+import signal, subprocess, sys, time
+shimrun, plain, out, *opts = sys.argv[1:]
+p = subprocess.Popen([shimrun, "-o", out, *opts, plain, "sigint"], stdout=subprocess.PIPE,
+                     text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+line = p.stdout.readline()
+print(line, end="")
+time.sleep(0.3)  # some samples first
+p.send_signal(signal.SIGINT)
+rest = p.stdout.read()
+rc = p.wait(timeout=30)
+print(rest, end="")
+print("status:", 128 - rc if rc < 0 else rc)
+PY
+}
+interrupt int.json >out 2>err
+expect "SIGINT: the program finds it at its default action at main" has out "SIGINT at main: default"
+expect "SIGINT: the program's own handler runs" has out "own SIGINT handler ran"
+expect "SIGINT: the program's exit status is its own" has out "status: 0"
+expect "SIGINT: its exit writes the profile" json int.json "d['samples']['total'] > 0"
+interrupt int-taken.json --sigint >out 2>err
+expect "--sigint: shim takes SIGINT before main" has out "SIGINT at main: taken"
+expect "--sigint: the program dies of SIGINT" has out "status: 130"
+expect "--sigint: the profile is written first" json int-taken.json "d['samples']['total'] > 0"
+
 "$shimrun" >out 2>err
 expect "no program: exit 2 with a hint" sh -c "[ $? -eq 2 ] && grep -q 'no program to run' err"
 "$shimrun" --nonsense x >out 2>err

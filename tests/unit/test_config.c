@@ -124,6 +124,7 @@ static const struct var_case var_cases[] = {
       "a:b:x"}},
     {"SHIM_AUTOSTART", {"0", "1", "yes", "off"}, {"", "2", "maybe"}},
     {"SHIM_ALLOC", {"on", "off", "auto"}, {"", "ON", "1", "yes", "on ", "maybe", "jemalloc"}},
+    {"SHIM_SIGINT", {"on", "off", "auto", "1", "0"}, {"", "on ", "maybe", "2", "ignore"}},
     {"SHIM_AUTOSTART_CHILDREN", {"0", "1"}, {"", "-1", "all"}},
     {"SHIM_THREAD_ID", {"auto", "bpf", "pinned"}, {"", "BPF", "kernel", "pinned "}},
     {"SHIM_HOOKS", {"tree", "frames"}, {"", "Frames", "walk", "tree "}},
@@ -297,6 +298,10 @@ static const struct field_case effects[] = {
     {SETTING("SHIM_ALLOC", "on", alloc, 'i', ALLOC_ON)},
     {SETTING("SHIM_ALLOC", "off", alloc, 'i', ALLOC_OFF)},
     {SETTING("SHIM_ALLOC", "auto", alloc, 'i', ALLOC_AUTO)},
+    {SETTING("SHIM_SIGINT", "on", sigint, 'i', SIGINT_ON)},
+    {SETTING("SHIM_SIGINT", "1", sigint, 'i', SIGINT_ON)},
+    {SETTING("SHIM_SIGINT", "off", sigint, 'i', SIGINT_OFF)},
+    {SETTING("SHIM_SIGINT", "auto", sigint, 'i', SIGINT_AUTO)},
 };
 
 static void good_values_take_effect(void **state)
