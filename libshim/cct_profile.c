@@ -14,6 +14,7 @@
  */
 #include "cct_profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,13 @@ int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t 
         return -1;
     }
     json_object_set_new(root, "modules", modules_json(syms, text));
+    if (st.stale) { /* said, in the profile and here: those functions have no `pass` */
+        json_object_set_new(root, "sidetables_stale", json_integer((json_int_t)st.stale));
+        fprintf(stderr,
+                "shim: %zu compiler-pass side table(s) not read: their module's file was "
+                "rebuilt or replaced since it was loaded; its functions have no pass data\n",
+                st.stale);
+    }
     json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
     if (chains) { /* the walks' trees, and the hooks' where code built with them ran too */
         json_t *threads = json_array();
