@@ -48,7 +48,9 @@ struct cct_node {
     uint32_t spare;
 };
 
-/* One thread's tree. Opaque; never freed while the process lives. */
+/* One thread's tree. Opaque. What readers use of it (below) is never unmapped while the
+ * process lives: when its thread exits, the arena keeps one page and the nodes it used,
+ * at the same addresses, and gives back the rest (cct.c, "a thread's exit"). */
 struct cct_arena;
 
 /* The hooks the compiler calls. Exported from libshim; compiled without instrumentation
@@ -103,6 +105,10 @@ const struct cct_node *cct_arena_nodes(const struct cct_arena *a);
 
 /* Memory each node costs when used: the node and its share of the child index. */
 size_t cct_arena_bytes_per_node(const struct cct_arena *a);
+
+/* Nonzero once the arena's thread has exited and what was not needed to read its tree
+ * was unmapped. */
+int cct_arena_released(const struct cct_arena *a);
 
 /* Function entries that landed in the overflow node because the arena was full: each
  * call that would have made a new node, and every call made beneath it. */
