@@ -24,25 +24,27 @@
  * call is a call with a call site like any other.
  *
  * The arena. Each thread mmaps one MAP_NORESERVE region on its first hook: the owner's
- * header (its caches), its shadow stack, the child index, the readers' page (struct
- * cct_arena: count, capacity, index, thread id, overflow, where the nodes are) and room
- * for 2^21 nodes of 32 bytes, in that order; pages are touched only as they fill. The index is a
- * table of 32-bit bucket heads that starts at 1024 buckets and moves to one twice the size when the
- * nodes outnumber its buckets (index_grow()), so it stays as small as the tree; the tables of every
- * size lie one after the other, 8 bytes per node of capacity in all. Node 0 is the root (no
- * function), node 1 the overflow node: when the arena is full, every further new context, and
- * everything called beneath it, is node 1, counted. A node is written completely before a release
- * store of the arena's count publishes it, and is never written again but for its bucket chain
- * field, which only the owner reads (and rewrites when the index grows), so any thread may read
- * nodes [0, count) at any moment. The index and the shadow stack are private to the owner. When the
- * thread exits (a thread-specific key's destructor, thread_end()) the tree is final: the readers'
- * page and the nodes it used stay mapped where they were, one piece of address space, since a
- * writer may hold a pointer and the profile of a thread that has exited is still wanted; everything
- * before them and the node pages never used are unmapped (about 96 MiB of address space and 24 KiB
- * resident per thread given back; 4 KiB plus 32 bytes a node kept). A thread that ends the process
- * with exit() keeps its whole arena. A global array, filled with an atomic counter and release
- * stores, lists the trees by thread index (the high half of slot 9); an index is never reused,
- * so a context id in a sample names the same tree for ever.
+ * header (its caches), its shadow stack, the child index and room for 2^21 nodes of 32
+ * bytes; pages are touched only as they fill. What readers see of the tree (count,
+ * capacity, thread index and id, overflow count, where the nodes are: struct cct_arena)
+ * lies apart, in a static array by thread index, never freed. The index is a table of
+ * 32-bit bucket heads that starts at 1024 buckets and moves to one twice the size when
+ * the nodes outnumber its buckets (index_grow()), so it stays as small as the tree; the
+ * tables of every size lie one after the other, 8 bytes per node of capacity in all.
+ * Node 0 is the root (no function), node 1 the overflow node: when the arena is full,
+ * every further new context, and everything called beneath it, is node 1, counted. A
+ * node is written completely before a release store of the arena's count publishes it,
+ * and is never written again but for its bucket chain field, which only the owner reads
+ * (and rewrites when the index grows), so any thread may read nodes [0, count) at any
+ * moment. The index and the shadow stack are private to the owner. When the thread exits
+ * (a thread-specific key's destructor, thread_end()) its tree is final: the nodes it used
+ * are copied, one tree after the other, into shared chunks (the kept trees), and the
+ * whole arena is unmapped (about 96 MiB of address space and 24 KiB resident per thread
+ * given back; 32 bytes a node kept), unless a reader inside cct_read_begin() may hold the
+ * old node array, which then stays mapped. A thread that ends the process with exit()
+ * keeps its whole arena. A global array, filled with an atomic counter and release stores,
+ * lists the trees by thread index (the high half of slot 9); an index is never reused, so
+ * a context id in a sample names the same tree for ever.
  *
  * The shadow stack. Each entry pushes a frame (marker, fn, call_site, node); each exit
  * pops it and restores slots 8 and 9 from the frame below. A frame can also be left
@@ -163,9 +165,9 @@ struct cct_call {
     uint32_t node;
 };
 
-/* What readers see of a thread's tree: a page of its own right before the node array, so
- * that the two stay mapped, in one piece, when the rest of the arena is given back at the
- * thread's exit (thread_end()). Written only by the owner. */
+/* What readers see of a thread's tree: an entry of cct_trees, never freed, so that a
+ * reader may keep the pointer for ever. Written only by the owner (nodes also by
+ * thread_end(), when it moves them). */
 struct cct_arena {
     uint32_t count; /* published nodes; release store by the owner, acquire by readers */
     uint32_t capacity;
@@ -174,16 +176,17 @@ struct cct_arena {
     uint64_t overflow; /* relaxed atomic */
     struct cct_node *nodes;
     uint32_t index_min_bits, index_max_bits; /* the child index's sizes, for bytes_per_node */
-    uint32_t released; /* 1 once the thread has exited and only this page and the nodes
-                          remain (relaxed atomic) */
+    uint32_t released; /* 1 once the thread has exited and its arena was given back
+                          (relaxed atomic) */
 };
 
 /* The owner's state, at the start of the arena's mapping: private to the thread (and its
  * signal handlers), unmapped when it exits. */
 struct cct_owner {
-    struct cct_arena *tree; /* the readers' page */
-    struct cct_node *nodes; /* tree->nodes */
+    struct cct_arena *tree; /* what readers see: cct_trees[index] */
+    struct cct_node *nodes; /* the node array in this mapping */
     uint32_t index;         /* tree->index, for slot 9 */
+    uint32_t capacity;      /* tree->capacity */
     size_t map_bytes;
 
     /* On their own cache line. */
@@ -208,9 +211,7 @@ struct cct_owner {
 
 /* The arena's shadow stack starts on the page after its header. */
 #define CCT_HEAD_BYTES (((sizeof(struct cct_owner) + 4095) / 4096) * 4096)
-#define CCT_TREE_BYTES 4096u /* the readers' page */
-_Static_assert(sizeof(struct cct_arena) <= CCT_TREE_BYTES, "the readers' part fits its page");
-#define FRAMES(a) ((struct cct_frame *)((char *)(a) + CCT_HEAD_BYTES))
+#define FRAMES(a)      ((struct cct_frame *)((char *)(a) + CCT_HEAD_BYTES))
 
 /* The calling thread's arena, and whether creating it failed (then the hooks do
  * nothing on this thread rather than retry an mmap per call). */
@@ -218,6 +219,7 @@ static __thread struct cct_owner *cct_self __attribute__((tls_model("initial-exe
 static __thread int cct_failed __attribute__((tls_model("initial-exec")));
 
 static struct cct_arena *cct_arenas[CCT_MAX_THREADS];
+static struct cct_arena cct_trees[CCT_MAX_THREADS]; /* touched only as threads come */
 static uint32_t cct_arenas_used;
 static int cct_seen;
 static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
@@ -467,24 +469,22 @@ static NO_HOOK struct cct_owner *arena_map(uint32_t nodes, uint32_t frames, uint
     size_t bbytes =
         page_round((((size_t)2 << max_bits) - ((size_t)1 << min_bits)) * sizeof(uint32_t));
     size_t nbytes = page_round((size_t)nodes * sizeof(struct cct_node));
-    size_t total = head + fbytes + bbytes + CCT_TREE_BYTES + nbytes;
+    size_t total = head + fbytes + bbytes + nbytes;
     char *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED) return NULL;
     struct cct_owner *a = (struct cct_owner *)p;
     a->map_bytes = total;
-    a->tree = (struct cct_arena *)(p + head + fbytes + bbytes);
-    a->tree->capacity = nodes;
+    a->capacity = nodes;
     a->frame_cap = frames;
     fast_update(a);
     a->buckets = (uint32_t *)(p + head + fbytes);
-    a->nodes = a->tree->nodes = (struct cct_node *)((char *)a->tree + CCT_TREE_BYTES);
-    a->index_bits = a->index_min_bits = a->tree->index_min_bits = min_bits;
-    a->index_max_bits = a->tree->index_max_bits = max_bits;
+    a->nodes = (struct cct_node *)(p + head + fbytes + bbytes);
+    a->index_bits = a->index_min_bits = min_bits;
+    a->index_max_bits = max_bits;
     a->slot_mask = slots - 1;
     /* The mapping is zeroed: the root is {0}; the overflow node hangs under it. */
     a->nodes[CCT_NODE_OVERFLOW].depth = 1;
-    a->tree->count = CCT_NODE_FIRST;
     return a;
 }
 
@@ -548,9 +548,15 @@ COLD struct cct_owner *thread_start(void)
         cct_failed = 1;
         goto out;
     }
-    a->index = a->tree->index = index;
-    a->tree->tid = (int32_t)syscall(SYS_gettid);
-    __atomic_store_n(&cct_arenas[index], a->tree, __ATOMIC_RELEASE);
+    struct cct_arena *t = a->tree = &cct_trees[index];
+    a->index = t->index = index;
+    t->tid = (int32_t)syscall(SYS_gettid);
+    t->capacity = a->capacity;
+    t->nodes = a->nodes;
+    t->index_min_bits = a->index_min_bits;
+    t->index_max_bits = a->index_max_bits;
+    t->count = CCT_NODE_FIRST;
+    __atomic_store_n(&cct_arenas[index], t, __ATOMIC_RELEASE);
     cct_self = a;
     end_at_exit();
 out:
@@ -585,7 +591,7 @@ COLD uint32_t node_create(struct cct_owner *a, uint32_t parent, uint64_t fn, uin
     struct cct_node *nodes = a->nodes;
     uint32_t id = CCT_NODE_OVERFLOW;
     sigset_t old;
-    if (a->tree->count < a->tree->capacity) {
+    if (a->tree->count < a->capacity) {
         block_signals(&old);
         /* A handler that ran between the lookup and here may have made it already, or
          * moved the index. */
@@ -594,7 +600,7 @@ COLD uint32_t node_create(struct cct_owner *a, uint32_t parent, uint64_t fn, uin
         id = chain_find(nodes, table[b], parent, fn, site);
         if (id == 0) {
             id = a->tree->count;
-            if (id < a->tree->capacity) {
+            if (id < a->capacity) {
                 struct cct_node *n = &nodes[id];
                 n->fn = fn;
                 n->call_site = site;
@@ -941,13 +947,79 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 
 /* ---- a thread's exit ---- */
 
-/* The destructor of the exit key: the thread is exiting, and its tree is final. What
- * readers see of it (the page before the nodes, and the nodes [0, count)) stays mapped,
- * where it was, so a reader that holds the arena or its nodes reads on; the rest of the
- * arena (the owner's header with its caches, the shadow stack, the child index, the
- * node pages never used) is unmapped, and so is the frame signal's stack. Hooks this
- * thread runs later (instrumented code in a later destructor) record nothing. With
- * signals blocked: a handler must not run a hook on what is being unmapped. */
+/* The kept trees: the nodes of exited threads, copied one after the other into chunks
+ * of CCT_KEPT_CHUNK bytes (mapped top-down, one after the other, so the kernel merges
+ * them into few mappings); a larger tree gets a mapping of its own. Taken under a spin
+ * lock with signals blocked, held for a bump of the pointer or an mmap. */
+#define CCT_KEPT_CHUNK ((size_t)1 << 20)
+static char *cct_kept_cur, *cct_kept_end;
+static int cct_kept_lock;
+
+/* Readers inside cct_read_begin() .. cct_read_end(): while there are any, an exiting
+ * thread leaves its old node array mapped (see thread_end()). */
+static uint32_t cct_readers;
+
+static NO_HOOK void *kept_alloc(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (bytes > CCT_KEPT_CHUNK / 4) {
+        void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    while (__atomic_exchange_n(&cct_kept_lock, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+    char *r = NULL;
+    if (cct_kept_cur == NULL || (size_t)(cct_kept_end - cct_kept_cur) < bytes) {
+        void *p =
+            mmap(NULL, CCT_KEPT_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            cct_kept_cur = p;
+            cct_kept_end = cct_kept_cur + CCT_KEPT_CHUNK;
+        }
+    }
+    if (cct_kept_cur != NULL && (size_t)(cct_kept_end - cct_kept_cur) >= bytes) {
+        r = cct_kept_cur;
+        cct_kept_cur += bytes;
+    }
+    __atomic_store_n(&cct_kept_lock, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* In the child of fork(), only the thread that forked runs: no other thread holds the
+ * lock or reads. */
+static NO_HOOK void kept_after_fork(void)
+{
+    cct_kept_lock = 0;
+    cct_readers = 0;
+}
+
+__attribute__((constructor)) static NO_HOOK void kept_at_fork(void)
+{
+    pthread_atfork(NULL, NULL, kept_after_fork);
+}
+
+void cct_read_begin(void)
+{
+    __atomic_fetch_add(&cct_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+void cct_read_end(void)
+{
+    __atomic_fetch_sub(&cct_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The destructor of the exit key: the thread is exiting, and its tree is final. Its
+ * nodes [0, count) are copied into the kept trees and the tree's node pointer moved
+ * there, then the whole arena is unmapped (the owner's header with its caches, the
+ * shadow stack, the child index, the nodes), and the frame signal's stack too. A reader
+ * that may hold the old node pointer is inside cct_read_begin() (the counter is read
+ * after the pointer is moved, and the reader reads the pointer after counting itself,
+ * both sequentially consistent, so one of the two sees the other): then the old nodes
+ * used stay mapped where they were, and only the rest is unmapped; so they do when no
+ * room can be mapped for the copy. Hooks this thread runs later (instrumented code in a
+ * later destructor) record nothing. With signals blocked: a handler must not run a hook
+ * on what is being unmapped. */
 static NO_HOOK void thread_end(void *unused)
 {
     (void)unused;
@@ -962,11 +1034,23 @@ static NO_HOOK void thread_end(void *unused)
     SIGNAL_FENCE();
     if (a != NULL) {
         struct cct_arena *t = a->tree;
-        char *base = (char *)a, *end = base + a->map_bytes, *keep = (char *)t;
-        char *keep_end = (char *)t->nodes + page_round((size_t)t->count * sizeof(struct cct_node));
+        size_t bytes = (size_t)t->count * sizeof(struct cct_node);
+        struct cct_node *copy = kept_alloc(bytes);
+        int all = 0;
+        if (copy != NULL) {
+            __builtin_memcpy(copy, a->nodes, bytes);
+            __atomic_store_n(&t->nodes, copy, __ATOMIC_SEQ_CST);
+            all = __atomic_load_n(&cct_readers, __ATOMIC_SEQ_CST) == 0;
+        }
         __atomic_store_n(&t->released, 1, __ATOMIC_RELAXED);
-        munmap(base, (size_t)(keep - base));
-        if (keep_end < end) munmap(keep_end, (size_t)(end - keep_end));
+        char *base = (char *)a, *end = base + a->map_bytes, *keep = (char *)a->nodes;
+        char *keep_end = keep + page_round(bytes);
+        if (all) {
+            munmap(base, a->map_bytes);
+        } else {
+            munmap(base, (size_t)(keep - base));
+            if (keep_end < end) munmap(keep_end, (size_t)(end - keep_end));
+        }
     }
     if (fs != NULL) munmap(fs, sizeof *fs);
     restore_signals(&old);
@@ -1040,7 +1124,7 @@ uint32_t cct_arena_capacity(const struct cct_arena *a)
 }
 const struct cct_node *cct_arena_nodes(const struct cct_arena *a)
 {
-    return a->nodes;
+    return __atomic_load_n(&a->nodes, __ATOMIC_SEQ_CST);
 }
 
 uint32_t cct_arena_node_count(const struct cct_arena *a)
