@@ -14,6 +14,7 @@
  */
 #include "cct_profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,10 +195,10 @@ static json_t *walk_json(const struct chain_store *c)
                      (json_int_t)c->cut_walks, "max_depth", (json_int_t)STACKWALK_MAX_DEPTH);
 }
 
-int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                    size_t n_seen, const struct chain_store *chains, unsigned chain_col)
+/* What cct_profile_add() does, inside a read section of the trees (cct.h). */
+static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
+                                size_t n_seen, const struct chain_store *chains, unsigned chain_col)
 {
-    if (!cct_active() && n_seen == 0 && !chains) return 0;
     struct fn_map m;
     struct sidetable st;
     struct walk_trees w = {0};
@@ -227,6 +228,13 @@ int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t 
         return -1;
     }
     json_object_set_new(root, "modules", modules_json(syms, text));
+    if (st.stale) { /* said, in the profile and here: those functions have no `pass` */
+        json_object_set_new(root, "sidetables_stale", json_integer((json_int_t)st.stale));
+        fprintf(stderr,
+                "shim: %zu compiler-pass side table(s) not read: their module's file was "
+                "rebuilt or replaced since it was loaded; its functions have no pass data\n",
+                st.stale);
+    }
     json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
     if (chains) { /* the walks' trees, and the hooks' where code built with them ran too */
         json_t *threads = json_array();
@@ -258,4 +266,14 @@ int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t 
     walk_trees_free(&w);
     free(m.addr);
     return 0;
+}
+
+int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
+                    size_t n_seen, const struct chain_store *chains, unsigned chain_col)
+{
+    if (!cct_active() && n_seen == 0 && !chains) return 0;
+    cct_read_begin(); /* threads may exit meanwhile: their nodes stay where they are */
+    int rc = cct_profile_add_read(root, text, seen, n_seen, chains, chain_col);
+    cct_read_end();
+    return rc;
 }

@@ -8,8 +8,10 @@
  * relocated by the dynamic loader, so a record's function address is the same number
  * the generated code stores in the method signal, in a PIE executable or a shared
  * object alike. The section's place comes from the module's file (section headers are
- * not loaded), through symbols_sections(). A record whose magic word is wrong ends that
- * section's walk: the section is then not the pass's, or not of this format.
+ * not loaded), through symbols_sections_checked(), which reads none of a module whose
+ * file was rebuilt or replaced since it was loaded (its section addresses would point
+ * at other bytes of the image, or past it) and counts those in `stale`. A record whose magic word
+ * is wrong ends that section's walk: the section is then not the pass's, or not of this format.
  */
 #include "sidetable.h"
 
@@ -51,7 +53,7 @@ static int by_fn(const void *a, const void *b)
 int sidetable_open(struct sidetable *st)
 {
     *st = (struct sidetable){0};
-    symbols_sections("shim_sidetable", add_section, st);
+    symbols_sections_checked("shim_sidetable", add_section, st, &st->stale);
     if (st->out_of_memory) {
         sidetable_close(st);
         return -1;

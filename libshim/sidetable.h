@@ -24,6 +24,8 @@ struct sidetable {
     const struct sidetable_record **rec;
     size_t n, cap;
     int out_of_memory;
+    size_t stale; /* side tables not read: their module's file was rebuilt or replaced
+                     since it was loaded (symbols_sections_checked()) */
 };
 
 /* Nonzero when a loaded module was built with the pass (has a side table). Reads the

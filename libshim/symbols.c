@@ -27,7 +27,9 @@
  * lookup that misses the nearest symbol walks that chain outwards.
  *
  * When a module's file no longer carries the build id that was loaded (it was rebuilt
- * or replaced while the program ran), its names would be wrong, so it gets none.
+ * or replaced while the program ran), its names would be wrong, so it gets none; and its
+ * sections (symbols_sections(): the compiler pass's side table) are not read, since the
+ * file's section addresses no longer describe the loaded image.
  *
  * Offsets are ELF virtual addresses: the runtime address minus the load bias, which is
  * what the symbol tables and `nm` hold, for PIE (bias = where it was loaded) and non-PIE
@@ -452,8 +454,9 @@ int symbols_lookup(struct symbols *s, uint64_t addr, struct symbol_info *out)
 
 /* ---- reading every loaded module's file ---- */
 
-/* Looks into a module's ELF file, at the module's load bias; nonzero stops the walk. */
-typedef int (*module_file_fn)(Elf *e, uint64_t bias, void *ctx);
+/* Looks into a module's ELF file, at the module's load bias, with the loaded image's
+ * program headers (what the file said when it was loaded); nonzero stops the walk. */
+typedef int (*module_file_fn)(Elf *e, const struct dl_phdr_info *info, void *ctx);
 
 struct module_walk {
     module_file_fn fn;
@@ -472,7 +475,7 @@ static int walk_module(struct dl_phdr_info *info, size_t size, void *data)
     if (fd < 0) return 0;
     Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (e) {
-        q->stop = q->fn(e, info->dlpi_addr, q->ctx);
+        q->stop = q->fn(e, info, q->ctx);
         elf_end(e);
     }
     close(fd);
@@ -492,9 +495,9 @@ static int each_module_file(module_file_fn fn, void *ctx)
 /* ---- does the process call a function it does not define? ---- */
 
 /* 1 when the file's .dynsym has `name` undefined: the module calls it from outside. */
-static int file_references(Elf *e, uint64_t bias, void *name)
+static int file_references(Elf *e, const struct dl_phdr_info *info, void *name)
 {
-    (void)bias;
+    (void)info;
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
     while ((scn = elf_nextscn(e, scn))) {
@@ -522,32 +525,72 @@ struct section_search {
     const char *name;
     symbols_section_fn fn;
     void *ctx;
-    size_t found;
+    size_t found, stale;
 };
 
+/* Whether the file is the one that was loaded: it carries the loaded image's build id
+ * (both have none counts too: then only the segment check below guards). */
+static int file_is_loaded_image(Elf *e, const struct dl_phdr_info *info)
+{
+    char *loaded = build_id_in_memory(info), *file = build_id_in_file(e);
+    int same = loaded && file && strcmp(loaded, file) == 0;
+    free(loaded);
+    free(file);
+    return same;
+}
+
+/* Whether [vaddr, vaddr + size) lies inside one PT_LOAD segment of the loaded image. */
+static int inside_loaded_segment(const struct dl_phdr_info *info, uint64_t vaddr, uint64_t size)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && size <= ph->p_memsz &&
+            vaddr - ph->p_vaddr <= ph->p_memsz - size)
+            return 1;
+    }
+    return 0;
+}
+
 /* Each section of the file called `name` that is loaded in memory, at its run-time
- * address (the module's load bias plus the section's address). */
-static int file_sections(Elf *e, uint64_t bias, void *data)
+ * address (the module's load bias plus the section's address). The section headers come
+ * from the file on disk, which may have been rebuilt or replaced since the module was
+ * loaded: then its addresses say nothing about the loaded image, and reading there reads
+ * another section's bytes, or unmapped memory. So the file must carry the loaded image's
+ * build id, and each section must lie inside a loaded segment; a file that has the
+ * section but fails either is counted in `stale`, not read. */
+static int file_sections(Elf *e, const struct dl_phdr_info *info, void *data)
 {
     struct section_search *q = data;
     size_t shstrndx;
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
+    int checked = 0, same = 0;
     if (elf_getshdrstrndx(e, &shstrndx) != 0) return 0;
     while ((scn = elf_nextscn(e, scn))) {
         const char *n;
         if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
             !(n = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(n, q->name))
             continue;
+        if (!checked) same = file_is_loaded_image(e, info), checked = 1;
+        if (!same || !inside_loaded_segment(info, sh.sh_addr, sh.sh_size)) {
+            q->stale++;
+            continue;
+        }
         q->found++;
-        if (q->fn) q->fn(bias + sh.sh_addr, sh.sh_size, q->ctx);
+        if (q->fn) q->fn(info->dlpi_addr + sh.sh_addr, sh.sh_size, q->ctx);
     }
     return 0;
 }
 
 size_t symbols_sections(const char *name, symbols_section_fn fn, void *ctx)
 {
-    struct section_search q = {name, fn, ctx, 0};
+    return symbols_sections_checked(name, fn, ctx, NULL);
+}
+
+size_t symbols_sections_checked(const char *name, symbols_section_fn fn, void *ctx, size_t *stale)
+{
+    struct section_search q = {name, fn, ctx, 0, 0};
     each_module_file(file_sections, &q);
+    if (stale) *stale = q.stale;
     return q.found;
 }

@@ -66,8 +66,13 @@ int symbols_referenced(const char *name);
 
 /* Calls fn(run-time address, size, ctx) for each section called `name` that a loaded
  * module's file has and loads into memory (fn may be NULL); returns how many there
- * were. Reads the modules' files. */
+ * were. Reads the modules' files. A file that no longer carries the build id of the
+ * image that was loaded (rebuilt or replaced while the program ran), or whose section
+ * lies outside the image's loaded segments, is not read: its section addresses do not
+ * describe what is in memory. symbols_sections_checked() also counts those sections in
+ * *stale (which may be NULL). */
 typedef void (*symbols_section_fn)(uint64_t addr, uint64_t size, void *ctx);
 size_t symbols_sections(const char *name, symbols_section_fn fn, void *ctx);
+size_t symbols_sections_checked(const char *name, symbols_section_fn fn, void *ctx, size_t *stale);
 
 #endif

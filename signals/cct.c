@@ -23,20 +23,28 @@
  * and exit to save a walk made once per node.) Call sites are kept apart; an indirect
  * call is a call with a call site like any other.
  *
- * The arena. Each thread mmaps one MAP_NORESERVE region on its first hook: the header,
- * its shadow stack, the child index and room for 2^21 nodes of 32 bytes; pages are
- * touched only as they fill. The index is a table of 32-bit bucket heads that starts at
- * 1024 buckets and moves to one twice the size when the nodes outnumber its buckets
- * (index_grow()), so it stays as small as the tree; the tables of every size lie one
- * after the other, 8 bytes per node of capacity in all. Node 0 is the
- * root (no function), node 1 the overflow node: when the arena is full, every further
- * new context, and everything called beneath it, is node 1, counted. A node is written
- * completely before a release store of the arena's count publishes it, and is never
- * written again but for its bucket chain field, which only the owner reads (and rewrites
- * when the index grows), so any thread may read nodes [0, count) at any moment. The index and the
- * shadow stack are private to the owner. Arenas are never freed: an observer or writer may hold a
- * pointer, and the profile of a thread that has exited is still wanted. A global array, filled with
- * an atomic counter and release stores, lists them by thread index (the high half of slot 9).
+ * The arena. Each thread mmaps one MAP_NORESERVE region on its first hook: the owner's
+ * header (its caches), its shadow stack, the child index and room for 2^21 nodes of 32
+ * bytes; pages are touched only as they fill. What readers see of the tree (count,
+ * capacity, thread index and id, overflow count, where the nodes are: struct cct_arena)
+ * lies apart, in a static array by thread index, never freed. The index is a table of
+ * 32-bit bucket heads that starts at 1024 buckets and moves to one twice the size when
+ * the nodes outnumber its buckets (index_grow()), so it stays as small as the tree; the
+ * tables of every size lie one after the other, 8 bytes per node of capacity in all.
+ * Node 0 is the root (no function), node 1 the overflow node: when the arena is full,
+ * every further new context, and everything called beneath it, is node 1, counted. A
+ * node is written completely before a release store of the arena's count publishes it,
+ * and is never written again but for its bucket chain field, which only the owner reads
+ * (and rewrites when the index grows), so any thread may read nodes [0, count) at any
+ * moment. The index and the shadow stack are private to the owner. When the thread exits
+ * (a thread-specific key's destructor, thread_end()) its tree is final: the nodes it used
+ * are copied, one tree after the other, into shared chunks (the kept trees), and the
+ * whole arena is unmapped (about 96 MiB of address space and 24 KiB resident per thread
+ * given back; 32 bytes a node kept), unless a reader inside cct_read_begin() may hold the
+ * old node array, which then stays mapped. A thread that ends the process with exit()
+ * keeps its whole arena. A global array, filled with an atomic counter and release stores,
+ * lists the trees by thread index (the high half of slot 9); an index is never reused, so
+ * a context id in a sample names the same tree for ever.
  *
  * The shadow stack. Each entry pushes a frame (marker, fn, call_site, node); each exit
  * pops it and restores slots 8 and 9 from the frame below. A frame can also be left
@@ -104,6 +112,7 @@
 #include "cct.h"
 #include "stackwalk.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -156,17 +165,31 @@ struct cct_call {
     uint32_t node;
 };
 
+/* What readers see of a thread's tree: an entry of cct_trees, never freed, so that a
+ * reader may keep the pointer for ever. Written only by the owner (nodes also by
+ * thread_end(), when it moves them). */
 struct cct_arena {
-    /* Read by other threads. */
     uint32_t count; /* published nodes; release store by the owner, acquire by readers */
     uint32_t capacity;
     uint32_t index;
     int32_t tid;
     uint64_t overflow; /* relaxed atomic */
     struct cct_node *nodes;
+    uint32_t index_min_bits, index_max_bits; /* the child index's sizes, for bytes_per_node */
+    uint32_t released; /* 1 once the thread has exited and its arena was given back
+                          (relaxed atomic) */
+};
+
+/* The owner's state, at the start of the arena's mapping: private to the thread (and its
+ * signal handlers), unmapped when it exits. */
+struct cct_owner {
+    struct cct_arena *tree; /* what readers see: cct_trees[index] */
+    struct cct_node *nodes; /* the node array in this mapping */
+    uint32_t index;         /* tree->index, for slot 9 */
+    uint32_t capacity;      /* tree->capacity */
     size_t map_bytes;
 
-    /* The owner's, on their own cache line. */
+    /* On their own cache line. */
     _Alignas(64) uint64_t depth; /* frames in use (the low half) and entries pushed (the
                                     high half, see call_cached()); atomic: the owner's
                                     handlers read it */
@@ -187,15 +210,16 @@ struct cct_arena {
 };
 
 /* The arena's shadow stack starts on the page after its header. */
-#define CCT_HEAD_BYTES (((sizeof(struct cct_arena) + 4095) / 4096) * 4096)
+#define CCT_HEAD_BYTES (((sizeof(struct cct_owner) + 4095) / 4096) * 4096)
 #define FRAMES(a)      ((struct cct_frame *)((char *)(a) + CCT_HEAD_BYTES))
 
 /* The calling thread's arena, and whether creating it failed (then the hooks do
  * nothing on this thread rather than retry an mmap per call). */
-static __thread struct cct_arena *cct_self __attribute__((tls_model("initial-exec")));
+static __thread struct cct_owner *cct_self __attribute__((tls_model("initial-exec")));
 static __thread int cct_failed __attribute__((tls_model("initial-exec")));
 
 static struct cct_arena *cct_arenas[CCT_MAX_THREADS];
+static struct cct_arena cct_trees[CCT_MAX_THREADS]; /* touched only as threads come */
 static uint32_t cct_arenas_used;
 static int cct_seen;
 static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
@@ -227,7 +251,7 @@ static uint32_t cct_limit_nodes, cct_limit_frames, cct_limit_slots;
  * compare. The words read may be a caller's locals that other threads write: only
  * compared, and left out of the race detector. */
 COLD __attribute__((no_sanitize_address, no_sanitize_thread)) uintptr_t
-marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t ra,
+marker_scan(const struct cct_owner *a, uint64_t *entry, uintptr_t cfa, uintptr_t ra,
             uint64_t call_site)
 {
     const uintptr_t *w = (const uintptr_t *)cfa;
@@ -259,7 +283,7 @@ marker_scan(const struct cct_arena *a, uint64_t *entry, uintptr_t cfa, uintptr_t
     return off == CCT_SLOT_NONE ? cfa : (uintptr_t)&w[off];
 }
 
-HOT_INLINE uint64_t *slot_entry(struct cct_arena *a, uintptr_t ra)
+HOT_INLINE uint64_t *slot_entry(struct cct_owner *a, uintptr_t ra)
 {
     return &a->slot_cache[(ra ^ ra >> 10) & a->slot_mask];
 }
@@ -267,7 +291,7 @@ HOT_INLINE uint64_t *slot_entry(struct cct_arena *a, uintptr_t ra)
 /* The marker the slot cache gives for the function that called the hook from ra with its
  * stack pointer at cfa: one load and one compare when the cached slot holds call_site;
  * 0 when the cache does not say. */
-HOT_INLINE uintptr_t slot_cached(struct cct_arena *a, uintptr_t cfa, uintptr_t ra,
+HOT_INLINE uintptr_t slot_cached(struct cct_owner *a, uintptr_t cfa, uintptr_t ra,
                                  uint64_t call_site)
 {
     uint64_t v = __atomic_load_n(slot_entry(a, ra), __ATOMIC_RELAXED);
@@ -280,7 +304,7 @@ HOT_INLINE uintptr_t slot_cached(struct cct_arena *a, uintptr_t cfa, uintptr_t r
 
 /* The marker of the function that called the hook from ra with its stack pointer at cfa
  * (see the file comment): the slot cache's, else the stack's. */
-HOT_INLINE uintptr_t frame_marker(struct cct_arena *a, uintptr_t cfa, uintptr_t ra,
+HOT_INLINE uintptr_t frame_marker(struct cct_owner *a, uintptr_t cfa, uintptr_t ra,
                                   uint64_t call_site)
 {
     uintptr_t m = slot_cached(a, cfa, ra, call_site);
@@ -303,7 +327,7 @@ HOT_INLINE int frame_is_left(const struct cct_frame *f, uintptr_t m, uint32_t of
 
 /* Sets the depth to d, keeping the count of pushes in word, the depth word as this hook
  * read it; returns the new word. */
-HOT_INLINE uint64_t set_depth(struct cct_arena *a, uint64_t word, uint32_t d)
+HOT_INLINE uint64_t set_depth(struct cct_owner *a, uint64_t word, uint32_t d)
 {
     word = (word & ~(uint64_t)UINT32_MAX) | d;
     __atomic_store_n(&a->depth, word, __ATOMIC_RELAXED);
@@ -314,13 +338,13 @@ HOT_INLINE uint64_t set_depth(struct cct_arena *a, uint64_t word, uint32_t d)
 /* Whether the hooks may take their fast paths: no handler on the alternate stack is live
  * and no call went unrecorded. Kept in a->fast_limit, which those paths compare the
  * depth against; set again wherever alt_switch or lost changes. */
-HOT_INLINE void fast_update(struct cct_arena *a)
+HOT_INLINE void fast_update(struct cct_owner *a)
 {
     a->fast_limit = a->alt_switch == 0 && a->lost == 0 ? a->frame_cap - 1 : 0;
 }
 
 /* The call cache's entry for a call from cur at site. */
-HOT_INLINE struct cct_call *call_entry(struct cct_arena *a, uint32_t cur, uint64_t site)
+HOT_INLINE struct cct_call *call_entry(struct cct_owner *a, uint32_t cur, uint64_t site)
 {
     return &a->calls[(uint32_t)(site ^ site >> 9 ^ cur * 0x9e3779b1u) & (CCT_CALL_CACHE - 1)];
 }
@@ -328,7 +352,7 @@ HOT_INLINE struct cct_call *call_entry(struct cct_arena *a, uint32_t cur, uint64
 /* The context of a call from cur to fn at site as the call cache holds it, or CCT_NO_NODE.
  * A handler that ran while the entry was read may have left a mixture of two: it entered
  * a function too, so the depth word no longer equals word, as this hook read it. */
-HOT_INLINE uint32_t call_cached(struct cct_arena *a, uint64_t word, uint32_t cur, uint64_t fn,
+HOT_INLINE uint32_t call_cached(struct cct_owner *a, uint64_t word, uint32_t cur, uint64_t fn,
                                 uint64_t site)
 {
     const struct cct_call *c = call_entry(a, cur, site);
@@ -346,7 +370,7 @@ HOT_INLINE uint32_t call_cached(struct cct_arena *a, uint64_t word, uint32_t cur
  * fields and some of these (and the handler's parent put back), so it is withdrawn, also
  * when the handler came between the check and the parent's return. Not the overflow node: it is
  * counted on every entry. */
-HOT_INLINE void call_remember(struct cct_arena *a, uint64_t word, uint32_t cur, uint64_t fn,
+HOT_INLINE void call_remember(struct cct_owner *a, uint64_t word, uint32_t cur, uint64_t fn,
                               uint64_t site, uint32_t node)
 {
     if (node == CCT_NODE_OVERFLOW) return;
@@ -365,7 +389,7 @@ HOT_INLINE void call_remember(struct cct_arena *a, uint64_t word, uint32_t cur, 
     __atomic_store_n(&c->parent, CCT_NO_NODE, __ATOMIC_RELAXED);
 }
 
-HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
+HOT_INLINE void publish(const struct cct_owner *a, uint64_t fn, uint32_t node)
 {
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
@@ -374,7 +398,7 @@ HOT_INLINE void publish(const struct cct_arena *a, uint64_t fn, uint32_t node)
 }
 
 /* Slots 8 and 9 from the top of a shadow stack of depth d. */
-HOT_INLINE void publish_top(const struct cct_arena *a, uint32_t d)
+HOT_INLINE void publish_top(const struct cct_owner *a, uint32_t d)
 {
     if (d == 0)
         publish(a, 0, CCT_NODE_ROOT);
@@ -385,7 +409,7 @@ HOT_INLINE void publish_top(const struct cct_arena *a, uint32_t d)
 /* The child index's table of 2^bits buckets, each the head of a chain of nodes (0, the
  * root, ends a chain). The tables of every size from 2^index_min_bits up lie one after
  * the other, so the one of 2^bits buckets starts 2^bits - 2^index_min_bits buckets in. */
-HOT_INLINE uint32_t *index_table(const struct cct_arena *a, uint32_t bits)
+HOT_INLINE uint32_t *index_table(const struct cct_owner *a, uint32_t bits)
 {
     return a->buckets + ((1u << bits) - (1u << a->index_min_bits));
 }
@@ -436,7 +460,7 @@ static NO_HOOK size_t page_round(size_t n)
 
 /* Maps and initialises an arena of `nodes` nodes and `frames` frames; NULL when the
  * mapping fails. */
-static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint32_t slots)
+static NO_HOOK struct cct_owner *arena_map(uint32_t nodes, uint32_t frames, uint32_t slots)
 {
     uint32_t max_bits = (uint32_t)__builtin_ctz(pow2_at_least(nodes));
     uint32_t min_bits = max_bits < CCT_INDEX_MIN_BITS ? max_bits : CCT_INDEX_MIN_BITS;
@@ -449,7 +473,7 @@ static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint
     char *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED) return NULL;
-    struct cct_arena *a = (struct cct_arena *)p;
+    struct cct_owner *a = (struct cct_owner *)p;
     a->map_bytes = total;
     a->capacity = nodes;
     a->frame_cap = frames;
@@ -461,18 +485,44 @@ static NO_HOOK struct cct_arena *arena_map(uint32_t nodes, uint32_t frames, uint
     a->slot_mask = slots - 1;
     /* The mapping is zeroed: the root is {0}; the overflow node hangs under it. */
     a->nodes[CCT_NODE_OVERFLOW].depth = 1;
-    a->count = CCT_NODE_FIRST;
     return a;
+}
+
+static pthread_once_t cct_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cct_exit_key;
+static int cct_key_failed;
+
+static NO_HOOK void thread_end(void *unused);
+
+static NO_HOOK void make_exit_key(void)
+{
+    cct_key_failed = pthread_key_create(&cct_exit_key, thread_end) != 0;
+}
+
+/* The key is made when libshim is loaded, so that it is among the process's first (glibc
+ * keeps the values of the first 32 keys in the thread itself: setting one then allocates
+ * nothing, and the hooks never call malloc). */
+__attribute__((constructor)) static NO_HOOK void make_exit_key_early(void)
+{
+    pthread_once(&cct_key_once, make_exit_key);
+}
+
+/* Asks for thread_end() at the calling thread's exit (a thread-specific key's
+ * destructor; not run for a thread that ends the process by exit()). */
+static NO_HOOK void end_at_exit(void)
+{
+    pthread_once(&cct_key_once, make_exit_key);
+    if (!cct_key_failed) pthread_setspecific(cct_exit_key, &cct_exit_key);
 }
 
 /* The calling thread's first hook: map its arena and list it. Signals are blocked, so a
  * handler running hooks cannot see half an arena or make a second one. */
-COLD struct cct_arena *thread_start(void)
+COLD struct cct_owner *thread_start(void)
 {
     if (cct_failed) return NULL;
     sigset_t old;
     block_signals(&old);
-    struct cct_arena *a = cct_self;
+    struct cct_owner *a = cct_self;
     if (a != NULL) goto out;
     __atomic_store_n(&cct_seen, 1, __ATOMIC_RELAXED);
     uint32_t nodes = __atomic_load_n(&cct_limit_nodes, __ATOMIC_RELAXED);
@@ -498,10 +548,17 @@ COLD struct cct_arena *thread_start(void)
         cct_failed = 1;
         goto out;
     }
-    a->index = index;
-    a->tid = (int32_t)syscall(SYS_gettid);
-    __atomic_store_n(&cct_arenas[index], a, __ATOMIC_RELEASE);
+    struct cct_arena *t = a->tree = &cct_trees[index];
+    a->index = t->index = index;
+    t->tid = (int32_t)syscall(SYS_gettid);
+    t->capacity = a->capacity;
+    t->nodes = a->nodes;
+    t->index_min_bits = a->index_min_bits;
+    t->index_max_bits = a->index_max_bits;
+    t->count = CCT_NODE_FIRST;
+    __atomic_store_n(&cct_arenas[index], t, __ATOMIC_RELEASE);
     cct_self = a;
+    end_at_exit();
 out:
     restore_signals(&old);
     return a;
@@ -511,14 +568,14 @@ out:
  * buckets. Every chain link, old and new, points to a smaller id, so a lookup this
  * interrupted (in the owner's code, under a handler) still ends; it may miss, and a
  * creation checks again. */
-static NO_HOOK void index_grow(struct cct_arena *a)
+static NO_HOOK void index_grow(struct cct_owner *a)
 {
     uint32_t bits = a->index_bits;
-    if (a->count <= (1u << bits) || bits >= a->index_max_bits) return;
+    if (a->tree->count <= (1u << bits) || bits >= a->index_max_bits) return;
     bits++;
     uint32_t *table = index_table(a, bits);
     struct cct_node *nodes = a->nodes;
-    for (uint32_t id = CCT_NODE_FIRST; id < a->count; id++) {
+    for (uint32_t id = CCT_NODE_FIRST; id < a->tree->count; id++) {
         uint32_t b = child_bucket(bits, nodes[id].parent, nodes[id].fn, nodes[id].call_site);
         nodes[id].chain = table[b];
         table[b] = id;
@@ -529,12 +586,12 @@ static NO_HOOK void index_grow(struct cct_arena *a)
 /* Appends the node (parent, fn, site) and indexes it; the overflow node when the arena is
  * full. With signals blocked: a handler interrupting a creation would pick the same slot,
  * or grow the index. */
-COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uint64_t site)
+COLD uint32_t node_create(struct cct_owner *a, uint32_t parent, uint64_t fn, uint64_t site)
 {
     struct cct_node *nodes = a->nodes;
     uint32_t id = CCT_NODE_OVERFLOW;
     sigset_t old;
-    if (a->count < a->capacity) {
+    if (a->tree->count < a->capacity) {
         block_signals(&old);
         /* A handler that ran between the lookup and here may have made it already, or
          * moved the index. */
@@ -542,7 +599,7 @@ COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uin
         uint32_t b = child_bucket(a->index_bits, parent, fn, site);
         id = chain_find(nodes, table[b], parent, fn, site);
         if (id == 0) {
-            id = a->count;
+            id = a->tree->count;
             if (id < a->capacity) {
                 struct cct_node *n = &nodes[id];
                 n->fn = fn;
@@ -550,7 +607,7 @@ COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uin
                 n->parent = parent;
                 n->depth = nodes[parent].depth + 1;
                 n->chain = table[b];
-                __atomic_store_n(&a->count, id + 1, __ATOMIC_RELEASE);
+                __atomic_store_n(&a->tree->count, id + 1, __ATOMIC_RELEASE);
                 table[b] = id;
                 index_grow(a);
             } else {
@@ -559,17 +616,17 @@ COLD uint32_t node_create(struct cct_arena *a, uint32_t parent, uint64_t fn, uin
         }
         restore_signals(&old);
     }
-    if (id == CCT_NODE_OVERFLOW) __atomic_fetch_add(&a->overflow, 1, __ATOMIC_RELAXED);
+    if (id == CCT_NODE_OVERFLOW) __atomic_fetch_add(&a->tree->overflow, 1, __ATOMIC_RELAXED);
     return id;
 }
 
 /* The context of a call from node cur to fn at site (see the file comment). */
-HOT_INLINE uint32_t node_resolve(struct cct_arena *a, uint32_t cur, uint64_t fn, uint64_t site)
+HOT_INLINE uint32_t node_resolve(struct cct_owner *a, uint32_t cur, uint64_t fn, uint64_t site)
 {
     const struct cct_node *nodes = a->nodes;
     if (nodes[cur].fn == fn) return cur;
     if (cur == CCT_NODE_OVERFLOW) {
-        __atomic_fetch_add(&a->overflow, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&a->tree->overflow, 1, __ATOMIC_RELAXED);
         return CCT_NODE_OVERFLOW;
     }
     uint32_t bits = __atomic_load_n(&a->index_bits, __ATOMIC_RELAXED);
@@ -586,7 +643,7 @@ HOT_INLINE uint32_t node_resolve(struct cct_arena *a, uint32_t cur, uint64_t fn,
 /* A hook at position pos (marker or frame address) while a handler's frames on the
  * alternate stack are recorded: they are gone if the handler returned (the switch frame
  * was popped) or if pos is off that stack (it jumped out). Returns the depth to keep. */
-HOT_INLINE uint32_t alt_check(struct cct_arena *a, uintptr_t pos, uint32_t d)
+HOT_INLINE uint32_t alt_check(struct cct_owner *a, uintptr_t pos, uint32_t d)
 {
     uint32_t sw = a->alt_switch;
     if (d >= sw && in_range(pos, a->alt_lo, a->alt_hi)) return d;
@@ -597,7 +654,7 @@ HOT_INLINE uint32_t alt_check(struct cct_arena *a, uintptr_t pos, uint32_t d)
 
 /* Entry with marker m found the top frame at or below m, or far above it: pops the frames
  * that were left, or records that a handler on the alternate signal stack began. */
-COLD uint32_t entry_unwind(struct cct_arena *a, uint32_t d, uintptr_t m, uint32_t off, uint64_t fn,
+COLD uint32_t entry_unwind(struct cct_owner *a, uint32_t d, uintptr_t m, uint32_t off, uint64_t fn,
                            uint64_t site)
 {
     const struct cct_frame *f = FRAMES(a);
@@ -629,7 +686,7 @@ COLD uint32_t entry_unwind(struct cct_arena *a, uint32_t d, uintptr_t m, uint32_
  * handler that ran before the count may have pushed its own frame into this slot; one
  * that runs after sees this one. The count of pushes in the word's high half moves on
  * (call_cached()). */
-HOT_INLINE void push(struct cct_arena *a, uint64_t word, uint32_t d, const struct cct_frame *frame)
+HOT_INLINE void push(struct cct_owner *a, uint64_t word, uint32_t d, const struct cct_frame *frame)
 {
     struct cct_frame *f = &FRAMES(a)[d];
     *f = *frame;
@@ -653,7 +710,7 @@ HOT_INLINE int inlined_into(const struct cct_frame *top, uint64_t fn, uint64_t s
 
 /* An entry whose marker is known, for the context neither direct recursion nor the call
  * cache gave: the tree's answer, remembered, and the frame pushed. */
-COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_t site, uintptr_t m,
+COLD void enter_resolve(struct cct_owner *a, uint64_t word, uint64_t fn, uint64_t site, uintptr_t m,
                         uint32_t off)
 {
     uint32_t d = DEPTH(word), cur = d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT;
@@ -667,7 +724,7 @@ COLD void enter_resolve(struct cct_arena *a, uint64_t word, uint64_t fn, uint64_
 /* Entry in every case the hook's fast path leaves to it: the first hook of the thread, a
  * marker the slot cache does not give, the first frame, frames left behind, another
  * stack, a full shadow stack. */
-COLD_READS_FRAMES void enter_slow(struct cct_arena *a, uint64_t fn, uint64_t site, uintptr_t cfa,
+COLD_READS_FRAMES void enter_slow(struct cct_owner *a, uint64_t fn, uint64_t site, uintptr_t cfa,
                                   uintptr_t ra)
 {
     if (a == NULL && (a = thread_start()) == NULL) return;
@@ -741,6 +798,7 @@ COLD struct cct_fstack *fstack_new(void)
         cct_fs_failed = 1;
         return NULL;
     }
+    end_at_exit();
     return cct_fs = p;
 }
 
@@ -795,7 +853,7 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
                      *(const uint64_t *)__builtin_frame_address(0));
         return;
     }
-    struct cct_arena *a = cct_self;
+    struct cct_owner *a = cct_self;
     uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
     uintptr_t cfa = HOOK_CFA(), ra = (uintptr_t)__builtin_return_address(0);
     if (__builtin_expect(a == NULL, 0)) goto slow;
@@ -835,7 +893,7 @@ slow:
 }
 
 /* Exit in every case the hook's fast path leaves to it. */
-COLD void exit_slow(struct cct_arena *a, uint64_t word, uint64_t fn, uintptr_t cfa)
+COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t cfa)
 {
     uint32_t d = DEPTH(word);
     if (a->alt_switch != 0) d = alt_check(a, cfa, d);
@@ -867,7 +925,7 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
         frames_exit((uintptr_t)this_fn, *(const uint64_t *)__builtin_frame_address(0));
         return;
     }
-    struct cct_arena *a = cct_self;
+    struct cct_owner *a = cct_self;
     if (a == NULL) return;
     uint64_t fn = (uintptr_t)this_fn;
     uintptr_t cfa = HOOK_CFA();
@@ -887,6 +945,117 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
     exit_slow(a, word, fn, cfa);
 }
 
+/* ---- a thread's exit ---- */
+
+/* The kept trees: the nodes of exited threads, copied one after the other into chunks
+ * of CCT_KEPT_CHUNK bytes (mapped top-down, one after the other, so the kernel merges
+ * them into few mappings); a larger tree gets a mapping of its own. Taken under a spin
+ * lock with signals blocked, held for a bump of the pointer or an mmap. */
+#define CCT_KEPT_CHUNK ((size_t)1 << 20)
+static char *cct_kept_cur, *cct_kept_end;
+static int cct_kept_lock;
+
+/* Readers inside cct_read_begin() .. cct_read_end(): while there are any, an exiting
+ * thread leaves its old node array mapped (see thread_end()). */
+static uint32_t cct_readers;
+
+static NO_HOOK void *kept_alloc(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (bytes > CCT_KEPT_CHUNK / 4) {
+        void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    while (__atomic_exchange_n(&cct_kept_lock, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+    char *r = NULL;
+    if (cct_kept_cur == NULL || (size_t)(cct_kept_end - cct_kept_cur) < bytes) {
+        void *p =
+            mmap(NULL, CCT_KEPT_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            cct_kept_cur = p;
+            cct_kept_end = cct_kept_cur + CCT_KEPT_CHUNK;
+        }
+    }
+    if (cct_kept_cur != NULL && (size_t)(cct_kept_end - cct_kept_cur) >= bytes) {
+        r = cct_kept_cur;
+        cct_kept_cur += bytes;
+    }
+    __atomic_store_n(&cct_kept_lock, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* In the child of fork(), only the thread that forked runs: no other thread holds the
+ * lock or reads. */
+static NO_HOOK void kept_after_fork(void)
+{
+    cct_kept_lock = 0;
+    cct_readers = 0;
+}
+
+__attribute__((constructor)) static NO_HOOK void kept_at_fork(void)
+{
+    pthread_atfork(NULL, NULL, kept_after_fork);
+}
+
+void cct_read_begin(void)
+{
+    __atomic_fetch_add(&cct_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+void cct_read_end(void)
+{
+    __atomic_fetch_sub(&cct_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The destructor of the exit key: the thread is exiting, and its tree is final. Its
+ * nodes [0, count) are copied into the kept trees and the tree's node pointer moved
+ * there, then the whole arena is unmapped (the owner's header with its caches, the
+ * shadow stack, the child index, the nodes), and the frame signal's stack too. A reader
+ * that may hold the old node pointer is inside cct_read_begin() (the counter is read
+ * after the pointer is moved, and the reader reads the pointer after counting itself,
+ * both sequentially consistent, so one of the two sees the other): then the old nodes
+ * used stay mapped where they were, and only the rest is unmapped; so they do when no
+ * room can be mapped for the copy. Hooks this thread runs later (instrumented code in a
+ * later destructor) record nothing. With signals blocked: a handler must not run a hook
+ * on what is being unmapped. */
+static NO_HOOK void thread_end(void *unused)
+{
+    (void)unused;
+    sigset_t old;
+    block_signals(&old);
+    struct cct_owner *a = cct_self;
+    struct cct_fstack *fs = cct_fs;
+    cct_self = NULL;
+    cct_failed = 1;
+    cct_fs = NULL;
+    cct_fs_failed = 1;
+    SIGNAL_FENCE();
+    if (a != NULL) {
+        struct cct_arena *t = a->tree;
+        size_t bytes = (size_t)t->count * sizeof(struct cct_node);
+        struct cct_node *copy = kept_alloc(bytes);
+        int all = 0;
+        if (copy != NULL) {
+            __builtin_memcpy(copy, a->nodes, bytes);
+            __atomic_store_n(&t->nodes, copy, __ATOMIC_SEQ_CST);
+            all = __atomic_load_n(&cct_readers, __ATOMIC_SEQ_CST) == 0;
+        }
+        __atomic_store_n(&t->released, 1, __ATOMIC_RELAXED);
+        char *base = (char *)a, *end = base + a->map_bytes, *keep = (char *)a->nodes;
+        char *keep_end = keep + page_round(bytes);
+        if (all) {
+            munmap(base, a->map_bytes);
+        } else {
+            munmap(base, (size_t)(keep - base));
+            if (keep_end < end) munmap(keep_end, (size_t)(end - keep_end));
+        }
+    }
+    if (fs != NULL) munmap(fs, sizeof *fs);
+    restore_signals(&old);
+}
+
 /* ---- the calling thread ---- */
 
 int cct_active(void)
@@ -896,13 +1065,13 @@ int cct_active(void)
 
 void cct_republish(void)
 {
-    const struct cct_arena *a = cct_self;
+    const struct cct_owner *a = cct_self;
     if (a != NULL) publish_top(a, DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED)));
 }
 
 uint64_t cct_current(void)
 {
-    const struct cct_arena *a = cct_self;
+    const struct cct_owner *a = cct_self;
     if (a == NULL) return 0;
     uint32_t d = DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED));
     return CCT_SIGNAL(a->index, d > 0 ? FRAMES(a)[d - 1].node : CCT_NODE_ROOT);
@@ -910,7 +1079,7 @@ uint64_t cct_current(void)
 
 uint64_t cct_current_method(void)
 {
-    const struct cct_arena *a = cct_self;
+    const struct cct_owner *a = cct_self;
     if (a == NULL) return 0;
     uint32_t d = DEPTH(__atomic_load_n(&a->depth, __ATOMIC_RELAXED));
     return d > 0 ? FRAMES(a)[d - 1].fn : 0;
@@ -932,7 +1101,13 @@ const struct cct_arena *cct_arena_at(uint32_t index)
 
 const struct cct_arena *cct_arena_self(void)
 {
-    return cct_self;
+    const struct cct_owner *a = cct_self;
+    return a != NULL ? a->tree : NULL;
+}
+
+int cct_arena_released(const struct cct_arena *a)
+{
+    return (int)__atomic_load_n(&a->released, __ATOMIC_RELAXED);
 }
 
 uint32_t cct_arena_index(const struct cct_arena *a)
@@ -949,7 +1124,7 @@ uint32_t cct_arena_capacity(const struct cct_arena *a)
 }
 const struct cct_node *cct_arena_nodes(const struct cct_arena *a)
 {
-    return a->nodes;
+    return __atomic_load_n(&a->nodes, __ATOMIC_SEQ_CST);
 }
 
 uint32_t cct_arena_node_count(const struct cct_arena *a)

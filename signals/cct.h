@@ -48,7 +48,10 @@ struct cct_node {
     uint32_t spare;
 };
 
-/* One thread's tree. Opaque; never freed while the process lives. */
+/* One thread's tree. Opaque; never freed while the process lives. When its thread exits,
+ * the nodes are copied into a compact store and the thread's arena is unmapped (cct.c,
+ * "a thread's exit"): a node array pointer taken from cct_arena_nodes() stays valid
+ * while the thread lives, and between cct_read_begin() and cct_read_end(). */
 struct cct_arena;
 
 /* The hooks the compiler calls. Exported from libshim; compiled without instrumentation
@@ -98,11 +101,23 @@ uint32_t cct_arena_capacity(const struct cct_arena *a);
  * and x86-64 keeps stores in order). */
 uint32_t cct_arena_node_count(const struct cct_arena *a);
 
-/* The node array; index it below cct_arena_node_count(). */
+/* The node array; index it below cct_arena_node_count(). Valid while the arena's thread
+ * lives and, for a reader that might run while it exits, between cct_read_begin() and
+ * cct_read_end(); take it again after. */
 const struct cct_node *cct_arena_nodes(const struct cct_arena *a);
 
 /* Memory each node costs when used: the node and its share of the child index. */
 size_t cct_arena_bytes_per_node(const struct cct_arena *a);
+
+/* A reader that may read the node arrays of threads that are exiting brackets its
+ * reading with these (they nest, and cost an atomic add each): inside, no node array is
+ * unmapped. */
+void cct_read_begin(void);
+void cct_read_end(void);
+
+/* Nonzero once the arena's thread has exited and its arena was given back (the tree
+ * was moved to the compact store). */
+int cct_arena_released(const struct cct_arena *a);
 
 /* Function entries that landed in the overflow node because the arena was full: each
  * call that would have made a new node, and every call made beneath it. */

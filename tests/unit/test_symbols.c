@@ -9,7 +9,8 @@
  * symbol it has), an address inside a function, data, addresses in no module, a shared
  * object loaded with dlopen, the same object stripped of .symtab (exported functions
  * still named from .dynsym, a static function not named at all rather than misnamed),
- * one without a build id, one whose file was replaced after loading, a system library,
+ * one without a build id, one whose file was replaced after loading (its names, and its
+ * compiler-pass side table, are not read), a system library,
  * and helper programs built as PIE and as non-PIE executables, each also stripped
  * (tests/symbols/symtest_probe.c).
  */
@@ -29,6 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sidetable.h"
 #include "symbols.h"
 
 #ifndef SYMTEST_READELF
@@ -438,16 +440,22 @@ static void library_without_build_id(void **state)
     dlclose(l.handle);
 }
 
+/* Copies the file `from` to a new temporary directory `dir` (a "/tmp/...XXXXXX"
+ * template) as `name`; its path goes into lib. */
+static void temp_copy(char *dir, const char *from, const char *name, char lib[PATH_MAX])
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(lib, PATH_MAX, "%s/%s", dir, name);
+    free(run("cp '%s' '%s'", from, lib));
+}
+
 /* A module's file replaced after it was loaded (a rebuild): its symbols would name the
  * wrong functions, so there are none; the build id is still the loaded one. */
 static void replaced_file_gives_no_names(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/test_symbols.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char lib[PATH_MAX];
-    snprintf(lib, sizeof lib, "%s/libreplaced.so", dir);
-    free(run("cp '%s' '%s'", SYMTEST_LIB, lib));
+    char dir[] = "/tmp/test_symbols.XXXXXX", lib[PATH_MAX];
+    temp_copy(dir, SYMTEST_LIB, "libreplaced.so", lib);
     struct loaded l = load(lib);
     char *id = readelf_build_id(lib);
     /* rename, not overwrite: the mapped pages must keep the loaded contents */
@@ -467,6 +475,36 @@ static void replaced_file_gives_no_names(void **state)
     free(run("rm -r '%s'", dir));
     free(id);
     free(new_id);
+}
+
+/* A module built with the compiler pass whose file is rebuilt while the program runs:
+ * the new file's section headers place its side table elsewhere (here past the end of
+ * user address space, added to the loaded module's bias), so reading the table there
+ * crashed the profile writer at exit. The table is not read, and it is counted. */
+static void replaced_file_gives_no_side_table(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_symbols.XXXXXX", lib[PATH_MAX];
+    temp_copy(dir, SYMTEST_SIDETABLE, "libsidetable.so", lib);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) fail_msg("dlopen %s: %s", lib, dlerror());
+    uint64_t fn = (uint64_t)(uintptr_t)dlsym(h, "symtest_sidetable_fn");
+    assert_true(fn != 0);
+
+    struct sidetable st;
+    assert_int_equal(sidetable_open(&st), 0);
+    assert_non_null(sidetable_lookup(&st, fn));
+    assert_int_equal(st.stale, 0);
+    sidetable_close(&st);
+
+    /* rename, not overwrite: the mapped pages keep the loaded contents */
+    free(run("cp '%s' '%s.new' && mv '%s.new' '%s'", SYMTEST_SIDETABLE_FAR, lib, lib, lib));
+    assert_int_equal(sidetable_open(&st), 0);
+    assert_null(sidetable_lookup(&st, fn));
+    assert_int_equal(st.stale, 1);
+    sidetable_close(&st);
+    dlclose(h);
+    free(run("rm -r '%s'", dir));
 }
 
 /* The C library (its .symtab stripped by the distribution): a name from .dynsym that
@@ -608,6 +646,7 @@ int main(void)
         cmocka_unit_test(stripped_library),
         cmocka_unit_test(library_without_build_id),
         cmocka_unit_test(replaced_file_gives_no_names),
+        cmocka_unit_test(replaced_file_gives_no_side_table),
         cmocka_unit_test(system_library),
         cmocka_unit_test(snapshot_is_taken_at_open),
         cmocka_unit_test(pie_executable),
