@@ -406,7 +406,24 @@ static int open_identity(struct shim_run *r)
                         r->identity_why);
         return 0;
     }
+    /* BPF reports the initial PID namespace's ids: in a namespace of the process's own
+     * (a container's) they are not gettid()'s, and the registry must hold BPF's */
+    r->observed_seen = tid;
+    r->translate = tid != (uint64_t)r->observed_tid;
+    if (r->translate) signal_block_set_id(tid);
     return 0;
+}
+
+/* The calling thread's id as the thread word shows it: gettid(), or, in a PID namespace
+ * of the process's own, the id BPF reports for it (primed); 0 when priming fails, and
+ * then the thread's samples count as another process's. */
+static uint64_t seen_id(const struct shim_run *r, pid_t tid)
+{
+    int cpu;
+    uint64_t seen;
+    char why[128];
+    if (!r->ti || !r->translate) return (uint64_t)tid;
+    return thread_identity_prime(r->ti, &cpu, &seen, why, sizeof why) == 0 ? seen : 0;
 }
 
 /* An observer thread pinned on cpu with every signal blocked (the program's handlers
@@ -928,8 +945,7 @@ static void summary_unattributed(const struct shim_run *r)
                 "while the stack was read, %llu found the store of %u chains full, %llu were of "
                 "a thread whose stack is unknown\n",
                 100.0 * (double)lost / (double)c->walks, (unsigned long long)c->unsteady,
-                (unsigned long long)c->full, c->cap - CHAIN_FIRST,
-                (unsigned long long)c->no_stack);
+                (unsigned long long)c->full, c->cap - CHAIN_FIRST, (unsigned long long)c->no_stack);
 }
 
 static void summary(const struct shim_run *r)
@@ -1006,6 +1022,7 @@ static int attach_thread(struct shim_run *r, const cpu_set_t *inherited)
 {
     pid_t tid = gettid();
     if (tid == r->observed_tid || shim_tls_block != &shim_dummy_block) return 0; /* already */
+    uint64_t seen = seen_id(r, tid);
     struct shim_block *b = signal_block_acquire();
     if (!b) {
         if (!r->said_full++)
@@ -1013,12 +1030,14 @@ static int attach_thread(struct shim_run *r, const cpu_set_t *inherited)
                     SIGNAL_BLOCK_POOL, (int)tid);
         return SHIM_ENOMEM;
     }
+    if (seen != (uint64_t)tid) signal_block_set_id(seen);
     signal_block_attach(b);
     if (r->obs.plan.paths) path_ring_attach(b); /* without memory: its paths go unseen */
     cct_republish();
     alloc_signal_attach(r, b);
     if (r->attached < RUN_MAX_THREADS) {
         r->thread_tid[r->attached] = tid;
+        r->thread_seen[r->attached] = seen;
         run_thread_name(tid, r->thread_name[r->attached], RUN_THREAD_NAME);
     }
     r->attached++;

@@ -368,12 +368,16 @@ int run_thread_name(pid_t tid, char *name, size_t len)
     return 0;
 }
 
-/* A thread of the program by id, with its name now, or as it was when it joined. */
-static json_t *thread_json(pid_t tid, const char *joined_as)
+/* A thread of the program by the id its samples carry, with its name now, or as it was
+ * when it joined; in a PID namespace of the process's own, with its id there too. */
+static json_t *thread_json(pid_t tid, uint64_t seen, const char *joined_as)
 {
     char name[RUN_THREAD_NAME];
     if (run_thread_name(tid, name, sizeof name) != 0) snprintf(name, sizeof name, "%s", joined_as);
-    return json_pack("{s:I, s:o}", "tid", (json_int_t)tid, "name", jtext(name));
+    if (!seen || seen == (uint64_t)tid)
+        return json_pack("{s:I, s:o}", "tid", (json_int_t)tid, "name", jtext(name));
+    return json_pack("{s:I, s:I, s:o}", "tid", (json_int_t)seen, "ns_tid", (json_int_t)tid, "name",
+                     jtext(name));
 }
 
 static json_t *placement_json(const struct shim_run *r)
@@ -391,9 +395,10 @@ static json_t *placement_json(const struct shim_run *r)
                                                    "relation", q->relation, "shared", q->shared,
                                                    "samples", jint(samples)));
     }
-    json_array_append_new(threads, thread_json(r->observed_tid, r->prog_name));
+    json_array_append_new(threads, thread_json(r->observed_tid, r->observed_seen, r->prog_name));
     for (unsigned i = 0; i < r->attached && i < RUN_MAX_THREADS; i++)
-        json_array_append_new(threads, thread_json(r->thread_tid[i], r->thread_name[i]));
+        json_array_append_new(threads,
+                              thread_json(r->thread_tid[i], r->thread_seen[i], r->thread_name[i]));
     return json_pack(
         "{s:i, s:i, s:s, s:s, s:s, s:o, s:I, s:o, s:{s:s, s:o}, s:o, s:o}", "observed_cpu",
         p->observed_cpu, "observer_cpu", p->observer_cpu, "relation", p->relation, "shared",

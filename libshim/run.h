@@ -78,6 +78,11 @@ struct shim_run {
     unsigned n_rates;
     long pid;
     pid_t observed_tid;
+    /* the observed thread's id as BPF reports it (primed); where it differs from
+     * observed_tid the process has a PID namespace of its own, and each thread that joins
+     * is primed too, so that the registry holds the ids the thread word gives */
+    uint64_t observed_seen;
+    int translate;
     cpu_set_t allowed;           /* the process's CPUs (topology_process_cpus) */
     cpu_set_t saved_affinity;    /* the observed thread's own mask */
     struct affinity_log moved;   /* the threads whose mask shim changed (affinity.c) */
@@ -104,7 +109,8 @@ struct shim_run {
     struct keeper keeper; /* grows every observer's tables while they run */
     uint64_t samples0;    /* the first observer's periods, before the others' were added */
     cpu_set_t observed_cpus;
-    pid_t thread_tid[RUN_MAX_THREADS];
+    pid_t thread_tid[RUN_MAX_THREADS];                  /* gettid(): the process's own namespace */
+    uint64_t thread_seen[RUN_MAX_THREADS];              /* as the thread word shows it */
     char thread_name[RUN_MAX_THREADS][RUN_THREAD_NAME]; /* as each was named when it joined */
     _Alignas(64) uint64_t thread_word; /* the observed thread's tid, read by the observer */
 };

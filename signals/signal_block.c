@@ -18,7 +18,9 @@
  * a thread's id in owner[] reads that thread's words (an observer that cached the block
  * before the handover sees the new owner and looks again). The observer finds a
  * thread's block by its kernel thread id, which the thread word gives it (the thread
- * running on the observed CPU).
+ * running on the observed CPU): gettid() when a block is handed out, replaced
+ * (signal_block_set_id) by the id BPF reports for the thread where the process has a PID
+ * namespace of its own and the two differ.
  *
  * A thread that gives its block back stops writing it and its path ring at once: both
  * go to the next owner, and code may still run in the thread after (a later
@@ -124,6 +126,18 @@ struct shim_block *signal_block_acquire(void)
 void signal_block_attach(struct shim_block *b)
 {
     __atomic_store_n(&shim_tls_block, b, __ATOMIC_RELEASE);
+}
+
+/* The calling thread's owner entry becomes `seen`: the id the thread word gives for it
+ * where that is not gettid() (BPF's, from the initial PID namespace, in a namespace of
+ * the process's own). */
+void signal_block_set_id(uint64_t seen)
+{
+    struct shim_block *b = own_block;
+    if (!b || !seen) return;
+    pthread_mutex_lock(&lock);
+    __atomic_store_n(&owner[b - pool], seen, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
 }
 
 void signal_block_detach(void)

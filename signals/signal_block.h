@@ -18,7 +18,8 @@
 
 extern struct shim_block shim_dummy_block;
 
-/* Every block there is, and the kernel thread id that owns each now (0: free). The
+/* Every block there is, and the kernel thread id that owns each now (0: free), as the
+ * thread word shows it (signal_block_set_id). The
  * observer reads both at any moment: pool[i] belongs to owner[i] while owner[i] holds a
  * thread id. `used` is how many blocks were ever handed out. */
 struct signal_registry {
@@ -31,6 +32,10 @@ extern const struct signal_registry signal_registry;
 /* The calling thread's block: the one it owns, else a free one (its tags and counters
  * zeroed, then made its own); NULL when all SIGNAL_BLOCK_POOL blocks are owned. */
 struct shim_block *signal_block_acquire(void);
+
+/* The calling thread's block is found under `seen` from now on instead of its gettid():
+ * the id the thread word shows for it (BPF's, in the initial PID namespace). */
+void signal_block_set_id(uint64_t seen);
 
 /* Point the calling thread's macros at b. */
 void signal_block_attach(struct shim_block *b);

@@ -356,8 +356,11 @@ def check_real(p, path, truth):
     name = p.d["program"]["name"]
     by_tid = {r["thread"]: r for r in rows}
     bpf = p.d["placement"]["thread_identity"]["source"].startswith("bpf")
+    # in a PID namespace of its own the program knows its threads by ns_tid, and the
+    # samples (and rows) carry the ids BPF reports, the initial namespace's
+    seen = {t.get("ns_tid", t["tid"]): t["tid"] for t in p.listed or []}
     for tid in sorted(tids):
-        r = by_tid.get(str(tid))
+        r = by_tid.get(str(seen.get(tid, tid)))
         if bpf:
             check("real: worker %d is a row named %s, with samples" % (tid, name),
                   r is not None and r["name"] == name[:15] and int(r["samples"]) > 0, r)
