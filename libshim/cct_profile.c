@@ -126,27 +126,29 @@ static json_t *modules_json(struct symbols *syms, json_t *(*text)(const char *))
     return a;
 }
 
-/* One thread's tree: a node per row, [parent, function id, call site], the call site
- * being the return address into the caller as an offset in its module (the value
- * addr2line takes), null when no module holds it, and for the two fixed nodes. */
+/* Row i of a tree, [parent, function id, call site]: the call site as an offset in its
+ * module (the value addr2line takes), null when no module holds it, when there is none
+ * (0) and for the two fixed rows. */
+static json_t *node_row(size_t i, uint32_t parent, uint64_t fn, uint64_t call_site,
+                        const struct fn_map *m, struct symbols *syms)
+{
+    if (i < CCT_NODE_FIRST) return json_pack("[i, n, n]", 0);
+    struct symbol_info si;
+    json_t *site = call_site && syms && symbols_lookup(syms, call_site, &si) == 0
+                       ? json_integer((json_int_t)si.offset)
+                       : json_null();
+    return json_pack("[i, I, o]", (int)parent, (json_int_t)function_id(m, fn), site);
+}
+
+/* One thread's tree as the hooks built it: a node per row. */
 static json_t *thread_json(const struct cct_arena *a, const struct fn_map *m, struct symbols *syms)
 {
     uint32_t n = cct_arena_node_count(a);
     const struct cct_node *nodes = cct_arena_nodes(a);
     json_t *rows = json_array();
-    for (uint32_t i = 0; i < n; i++) {
-        const struct cct_node *nd = &nodes[i];
-        if (i < CCT_NODE_FIRST) {
-            json_array_append_new(rows, json_pack("[i, n, n]", 0));
-            continue;
-        }
-        struct symbol_info si;
-        json_t *site = syms && symbols_lookup(syms, nd->call_site, &si) == 0
-                           ? json_integer((json_int_t)si.offset)
-                           : json_null();
-        json_array_append_new(rows, json_pack("[i, I, o]", (int)nd->parent,
-                                              (json_int_t)function_id(m, nd->fn), site));
-    }
+    for (uint32_t i = 0; i < n; i++)
+        json_array_append_new(
+            rows, node_row(i, nodes[i].parent, nodes[i].fn, nodes[i].call_site, m, syms));
     return json_pack("{s:i, s:i, s:I, s:o}", "index", (int)cct_arena_index(a), "tid",
                      (int)cct_arena_tid(a), "overflow", (json_int_t)cct_arena_overflow(a), "nodes",
                      rows);
@@ -165,24 +167,14 @@ static void name_path_functions(json_t *root, const struct fn_map *m)
     }
 }
 
-/* The trees the stack walks gave, as thread_json() writes the hooks' trees. */
+/* One thread's tree as the stack walks gave it (walk_profile.c), in the same rows. */
 static json_t *walk_thread_json(const struct walk_tree *t, const struct fn_map *m,
                                 struct symbols *syms)
 {
     json_t *rows = json_array();
-    for (size_t i = 0; i < t->n; i++) {
-        const struct walk_node *nd = &t->nodes[i];
-        if (i < CCT_NODE_FIRST) {
-            json_array_append_new(rows, json_pack("[i, n, n]", 0));
-            continue;
-        }
-        struct symbol_info si;
-        json_t *site = nd->site && syms && symbols_lookup(syms, nd->site, &si) == 0
-                           ? json_integer((json_int_t)si.offset)
-                           : json_null();
-        json_array_append_new(rows, json_pack("[i, I, o]", (int)nd->parent,
-                                              (json_int_t)function_id(m, nd->fn), site));
-    }
+    for (size_t i = 0; i < t->n; i++)
+        json_array_append_new(
+            rows, node_row(i, t->nodes[i].parent, t->nodes[i].fn, t->nodes[i].site, m, syms));
     return json_pack("{s:i, s:I, s:i, s:o}", "index", (int)t->index, "tid", (json_int_t)t->tid,
                      "overflow", 0, "nodes", rows);
 }

@@ -43,11 +43,17 @@ static int cmp_addr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What the lookup found for return address addr, or NULL. */
+static const struct addr_fn *addr_info(const struct addr_fn *m, size_t n, uint64_t addr)
+{
+    struct addr_fn key = {addr, 0, 0, 0};
+    return n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
+}
+
 /* Whether a symbol names the function that holds return address addr. */
 static int named(const struct addr_fn *m, size_t n, uint64_t addr)
 {
-    struct addr_fn key = {addr, 0, 0, 0};
-    const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
+    const struct addr_fn *hit = addr_info(m, n, addr);
     return hit && hit->named;
 }
 
@@ -55,8 +61,7 @@ static int named(const struct addr_fn *m, size_t n, uint64_t addr)
  * went through something that was not a frame). */
 static uint64_t fn_of(const struct addr_fn *m, size_t n, uint64_t addr)
 {
-    struct addr_fn key = {addr, 0, 0, 0};
-    const struct addr_fn *hit = n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
+    const struct addr_fn *hit = addr_info(m, n, addr);
     return !hit ? addr : hit->code ? hit->fn : 0;
 }
 
