@@ -6,9 +6,12 @@
  * and stops shim, which writes the profile. It reports, per N: the tuples the profile
  * holds and how many samples went to `other`, the store's memory at the end
  * (cost.tag_table_bytes) and per tuple, the time shim_stop() took (writing the profile),
- * the profile's size, and the time `shimview report` takes to read and print it.
+ * the profile's size (JSON and, beyond SHIM_INLINE_MAX entries, its table file), and the
+ * time shimview takes to read it and print a report, an HTML page, a pprof export and a
+ * comparison with itself (which reads it twice).
  *
  * Usage: store_scale SHIMVIEW [--sizes N,N,...] [--csv FILE] [--dir DIR]
+ * SHIM_QUIET=0 shows shim's exit line; STORE_SCALE_KEEP=1 keeps the profiles.
  */
 #include <shim.h>
 
@@ -52,7 +55,7 @@ int main(int argc, char **argv)
     }
     FILE *out = csv ? fopen(csv, "w") : NULL;
     const char *head = "tuples_signalled,tuples,other,store_bytes,bytes_per_tuple,entry_bytes,"
-                       "write_s,profile_mb,report_s";
+                       "write_s,profile_mb,report_s,html_s,pprof_s,compare_s";
     printf("%s\n", head);
     if (out) fprintf(out, "%s\n", head);
     for (const char *p = sizes; *p;) {
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
         struct shim_config cfg;
         shim_config_init(&cfg);
         cfg.output = path;
-        setenv("SHIM_QUIET", "1", 1);
+        setenv("SHIM_QUIET", "1", 0);
         if (shim_start(&cfg) != 0) return 1;
         for (long v = 0; v < n; v++) {
             SHIM_SIGNAL(0, (uint64_t)v + 1);
@@ -74,12 +77,22 @@ int main(int argc, char **argv)
         double t0 = now();
         shim_stop();
         double write_s = now() - t0;
-        snprintf(cmd, sizeof cmd, "'%s' report '%s' >/dev/null", argv[1], path);
-        t0 = now();
-        int rc = system(cmd);
-        double report_s = rc == 0 ? now() - t0 : -1;
-        struct stat st;
+        /* each view's whole time, -1 when it failed */
+        static const char *const views[] = {
+            "'%s' report '%s' >/dev/null", "'%s' html '%s' -o /dev/null",
+            "'%s' export -f pprof '%s' -o /dev/null", "'%1$s' compare '%2$s' '%2$s' >/dev/null"};
+        double view_s[4];
+        for (int k = 0; k < 4; k++) {
+            snprintf(cmd, sizeof cmd, views[k], argv[1], path);
+            t0 = now();
+            int rc = system(cmd);
+            view_s[k] = rc == 0 ? now() - t0 : -1;
+        }
+        struct stat st, tst;
+        char table[600];
+        snprintf(table, sizeof table, "%s.table", path);
         stat(path, &st);
+        if (stat(table, &tst) == 0) st.st_size += tst.st_size;
         json_error_t err;
         json_t *d = json_load_file(path, 0, &err);
         if (!d) return fprintf(stderr, "store_scale: %s: %s\n", path, err.text), 1;
@@ -87,12 +100,12 @@ int main(int argc, char **argv)
         double tuples = json_number_value(json_object_get(s, "distinct_tags"));
         double bytes = json_number_value(json_object_get(c, "tag_table_bytes"));
         char line[512];
-        snprintf(line, sizeof line, "%ld,%.0f,%.0f,%.0f,%.1f,%.0f,%.3f,%.1f,%.3f", n, tuples,
-                 json_number_value(json_object_get(s, "other")), bytes, bytes / tuples,
+        snprintf(line, sizeof line, "%ld,%.0f,%.0f,%.0f,%.1f,%.0f,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f", n,
+                 tuples, json_number_value(json_object_get(s, "other")), bytes, bytes / tuples,
                  json_number_value(json_object_get(c, "tag_entry_bytes")), write_s,
-                 (double)st.st_size / 1e6, report_s);
+                 (double)st.st_size / 1e6, view_s[0], view_s[1], view_s[2], view_s[3]);
         json_decref(d);
-        unlink(path);
+        if (!getenv("STORE_SCALE_KEEP")) unlink(path), unlink(table);
         printf("%s\n", line);
         if (out) fprintf(out, "%s\n", line);
     }

@@ -126,32 +126,80 @@ static json_t *modules_json(struct symbols *syms, json_t *(*text)(const char *))
     return a;
 }
 
-/* Row i of a tree, [parent, function id, call site]: the call site as an offset in its
- * module (the value addr2line takes), null when no module holds it, when there is none
- * (0) and for the two fixed rows. */
-static json_t *node_row(size_t i, uint32_t parent, uint64_t fn, uint64_t call_site,
-                        const struct fn_map *m, struct symbols *syms)
+/* Row i of a tree: its parent's row, its function's id and its call site as an offset in
+ * its module (the value addr2line takes); no function and no site (-1) for the two fixed
+ * rows, and no site when no module holds it or there is none (0). */
+static void node_fields(size_t i, uint32_t parent, uint64_t fn, uint64_t call_site,
+                        const struct fn_map *m, struct symbols *syms, uint64_t out[3])
 {
-    if (i < CCT_NODE_FIRST) return json_pack("[i, n, n]", 0);
     struct symbol_info si;
-    json_t *site = call_site && syms && symbols_lookup(syms, call_site, &si) == 0
-                       ? json_integer((json_int_t)si.offset)
-                       : json_null();
-    return json_pack("[i, I, o]", (int)parent, (json_int_t)function_id(m, fn), site);
+    out[0] = i < CCT_NODE_FIRST ? 0 : parent;
+    out[1] = i < CCT_NODE_FIRST ? UINT64_MAX : (uint64_t)function_id(m, fn);
+    out[2] = i >= CCT_NODE_FIRST && call_site && syms && symbols_lookup(syms, call_site, &si) == 0
+                 ? si.offset
+                 : UINT64_MAX;
+}
+
+/* A tree's rows, from the hooks' arena or from a walk tree. */
+struct tree_rows {
+    const struct cct_node *arena;
+    const struct walk_node *walk;
+};
+
+static void tree_row(const struct tree_rows *t, size_t i, const struct fn_map *m,
+                     struct symbols *syms, uint64_t out[3])
+{
+    if (t->arena)
+        node_fields(i, t->arena[i].parent, t->arena[i].fn, t->arena[i].call_site, m, syms, out);
+    else
+        node_fields(i, t->walk[i].parent, t->walk[i].fn, t->walk[i].site, m, syms, out);
+}
+
+/* Where the trees' rows go: the JSON ([parent, function id, site] per row, null for none)
+ * or, with a table, the profile's table file (each number + 1, 0 for none). */
+struct tree_out {
+    const struct fn_map *m;
+    struct symbols *syms;
+    struct table_writer *table; /* NULL: the rows go in the JSON */
+};
+
+static json_t *tree_json(const struct tree_out *o, uint32_t index, uint64_t tid, uint64_t overflow,
+                         const struct tree_rows *t, size_t n)
+{
+    json_t *rows;
+    uint64_t f[3];
+    if (o->table) {
+        uint64_t *col = malloc((n ? n : 1) * 3 * sizeof *col);
+        if (!col) return NULL;
+        for (size_t i = 0; i < n; i++) {
+            tree_row(t, i, o->m, o->syms, f);
+            col[i] = f[0];
+            col[n + i] = f[1] + 1;
+            col[2 * n + i] = f[2] + 1;
+        }
+        table_tree(o->table, index, n, col, col + n, col + 2 * n);
+        free(col);
+        rows = json_null();
+    } else {
+        rows = json_array();
+        for (size_t i = 0; i < n; i++) {
+            tree_row(t, i, o->m, o->syms, f);
+            json_array_append_new(
+                rows, json_pack("[I, o, o]", (json_int_t)f[0],
+                                f[1] == UINT64_MAX ? json_null() : json_integer((json_int_t)f[1]),
+                                f[2] == UINT64_MAX ? json_null() : json_integer((json_int_t)f[2])));
+        }
+    }
+    return json_pack("{s:I, s:I, s:I, s:o}", "index", (json_int_t)index, "tid", (json_int_t)tid,
+                     "overflow", (json_int_t)overflow, "nodes", rows);
 }
 
 /* One thread's tree as the hooks built it: a node per row. */
-static json_t *thread_json(const struct cct_arena *a, const struct fn_map *m, struct symbols *syms)
+static json_t *thread_json(const struct tree_out *o, const struct cct_arena *a)
 {
-    uint32_t n = cct_arena_node_count(a);
-    const struct cct_node *nodes = cct_arena_nodes(a);
-    json_t *rows = json_array();
-    for (uint32_t i = 0; i < n; i++)
-        json_array_append_new(
-            rows, node_row(i, nodes[i].parent, nodes[i].fn, nodes[i].call_site, m, syms));
-    return json_pack("{s:i, s:i, s:I, s:o}", "index", (int)cct_arena_index(a), "tid",
-                     (int)cct_arena_tid(a), "overflow", (json_int_t)cct_arena_overflow(a), "nodes",
-                     rows);
+    struct tree_rows t = {cct_arena_nodes(a), NULL};
+    return tree_json(o, cct_arena_index(a), cct_arena_tid(a), cct_arena_overflow(a), &t,
+                     cct_arena_node_count(a));
 }
 
 /* Each path entry of the profile names its function by id too. */
@@ -168,15 +216,21 @@ static void name_path_functions(json_t *root, const struct fn_map *m)
 }
 
 /* One thread's tree as the stack walks gave it (walk_profile.c), in the same rows. */
-static json_t *walk_thread_json(const struct walk_tree *t, const struct fn_map *m,
-                                struct symbols *syms)
+static json_t *walk_thread_json(const struct tree_out *o, const struct walk_tree *w)
 {
-    json_t *rows = json_array();
-    for (size_t i = 0; i < t->n; i++)
-        json_array_append_new(
-            rows, node_row(i, t->nodes[i].parent, t->nodes[i].fn, t->nodes[i].site, m, syms));
-    return json_pack("{s:i, s:I, s:i, s:o}", "index", (int)t->index, "tid", (json_int_t)t->tid,
-                     "overflow", 0, "nodes", rows);
+    struct tree_rows t = {NULL, w->nodes};
+    return tree_json(o, w->index, w->tid, 0, &t, w->n);
+}
+
+/* Every tree's rows together, hooks' and walks'. */
+static size_t tree_rows_total(const struct walk_trees *w)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < w->n; t++)
+        n += w->t[t].n;
+    for (uint32_t t = 0; cct_active() && t < cct_arena_count(); t++)
+        if (cct_arena_at(t)) n += cct_arena_node_count(cct_arena_at(t));
+    return n;
 }
 
 static json_t *walk_json(const struct chain_store *c)
@@ -189,7 +243,9 @@ static json_t *walk_json(const struct chain_store *c)
 
 /* What cct_profile_add() does, inside a read section of the trees (cct.h). */
 static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                                size_t n_seen, const struct chain_store *chains, unsigned chain_col)
+                                size_t n_seen, const struct chain_store *chains,
+                                struct tag_rows *rows, struct table_writer *table,
+                                uint64_t inline_max)
 {
     struct fn_map m;
     struct sidetable st;
@@ -198,8 +254,7 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
     struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
     uint64_t *all = NULL;
     if (chains) {
-        if (walk_trees_build(&w, json_object_get(root, "tags"), chain_col, chains, syms, &st) !=
-                0 ||
+        if (walk_trees_build(&w, rows->n, rows->thread, rows->ctx, chains, syms, &st) != 0 ||
             !(all = malloc((n_seen + w.nfns + 1) * sizeof *all))) {
             walk_trees_free(&w);
             if (syms) symbols_close(syms);
@@ -228,13 +283,14 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
                 st.stale);
     }
     json_object_set_new(root, "functions", functions_json(&m, syms, &st, text));
+    struct tree_out out = {&m, syms, table && tree_rows_total(&w) > inline_max ? table : NULL};
     if (chains) { /* the walks' trees, and the hooks' where code built with them ran too */
         json_t *threads = json_array();
         for (size_t t = 0; t < w.n; t++)
-            json_array_append_new(threads, walk_thread_json(&w.t[t], &m, syms));
+            json_array_append_new(threads, walk_thread_json(&out, &w.t[t]));
         for (uint32_t t = 0; cct_active() && t < cct_arena_count(); t++) {
             const struct cct_arena *a = cct_arena_at(t);
-            if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+            if (a) json_array_append_new(threads, thread_json(&out, a));
         }
         json_object_set_new(root, "cct",
                             json_pack("{s:i, s:i, s:s, s:o, s:o}", "method_slot", SHIM_SLOT_METHOD,
@@ -245,7 +301,7 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
         json_t *threads = json_array();
         for (uint32_t t = 0; t < cct_arena_count(); t++) {
             const struct cct_arena *a = cct_arena_at(t);
-            if (a) json_array_append_new(threads, thread_json(a, &m, syms));
+            if (a) json_array_append_new(threads, thread_json(&out, a));
         }
         json_object_set_new(root, "cct",
                             json_pack("{s:i, s:i, s:s, s:o}", "method_slot", SHIM_SLOT_METHOD,
@@ -261,11 +317,12 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
 }
 
 int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                    size_t n_seen, const struct chain_store *chains, unsigned chain_col)
+                    size_t n_seen, const struct chain_store *chains, struct tag_rows *rows,
+                    struct table_writer *table, uint64_t inline_max)
 {
     if (!cct_active() && n_seen == 0 && !chains) return 0;
     cct_read_begin(); /* threads may exit meanwhile: their nodes stay where they are */
-    int rc = cct_profile_add_read(root, text, seen, n_seen, chains, chain_col);
+    int rc = cct_profile_add_read(root, text, seen, n_seen, chains, rows, table, inline_max);
     cct_read_end();
     return rc;
 }

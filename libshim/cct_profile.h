@@ -10,6 +10,16 @@
 #include <stdint.h>
 
 #include "chain_store.h"
+#include "profile_table.h"
+
+/* The profile's tag entries in the order they are written: entry i ran on thread[i] and
+ * holds ctx[i] in its calling-context column (the stack walks' chain numbers there are
+ * rewritten as context values). */
+struct tag_rows {
+    size_t n;
+    const uint64_t *thread;
+    uint64_t *ctx;
+};
 
 /* When the program ran instrumented code (-finstrument-functions, or the compiler pass,
  * whose function addresses the observer saw are `seen`), add `modules`, `functions`
@@ -17,9 +27,11 @@
  * root, and name the function of each `paths` entry; `text` makes a JSON string of
  * program-supplied text (UTF-8 sanitised). `cct` holds the hooks' trees, or, when
  * `chains` is not NULL, the trees of the observer's stack walks, whose chain numbers
- * the tag entries hold in value column chain_col (rewritten as the hooks' context
- * values). 0, or -1 out of memory. */
+ * the tag entries hold in rows (rewritten as the hooks' context values). When the trees
+ * have more than inline_max rows in all and table is not NULL, their rows go to the
+ * table file and each thread's `nodes` is null. 0, or -1 out of memory. */
 int cct_profile_add(json_t *root, json_t *(*text)(const char *), const uint64_t *seen,
-                    size_t n_seen, const struct chain_store *chains, unsigned chain_col);
+                    size_t n_seen, const struct chain_store *chains, struct tag_rows *rows,
+                    struct table_writer *table, uint64_t inline_max);
 
 #endif

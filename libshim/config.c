@@ -32,6 +32,7 @@ void config_defaults(struct shim_settings *s)
     s->cfg.output = s->output;
     s->slow_period = SHIM_DEFAULT_SLOW;
     s->hist_tuples = SHIM_DEFAULT_HIST_TUPLES;
+    s->inline_max = SHIM_DEFAULT_INLINE_MAX;
     s->observers = 1;
 }
 
@@ -489,6 +490,11 @@ static int var_hist_tuples(struct shim_settings *s, const char *v)
     return 0;
 }
 
+static int var_inline_max(struct shim_settings *s, const char *v)
+{
+    return parse_u64(v, SHIM_MAX_TAG_CAP, &s->inline_max);
+}
+
 const struct config_var config_vars[] = {
     {"SHIM_DISABLE", "0 or 1 (also yes/no, true/false, on/off)", var_disable},
     {"SHIM_OUTPUT", "a non-empty path; %p is the pid, %e the program name, %% a percent sign",
@@ -510,6 +516,7 @@ const struct config_var config_vars[] = {
     {"SHIM_HIST", "BUCKETS:LO:HI with 1 <= BUCKETS <= 100000 and LO < HI (500:0:4)", var_hist},
     {"SHIM_MAX_TAGS", "a whole number from 1 to 16777216", var_max_tags},
     {"SHIM_HIST_TUPLES", "a whole number from 0 to 65536", var_hist_tuples},
+    {"SHIM_INLINE_MAX", "a whole number from 0 to 16777216", var_inline_max},
     {"SHIM_RATES",
      "NAME=NUM[*SCALE]/DEN separated by commas, NUM and DEN counter names or cycles "
      "(bpi=bytes/items,ipkc=items*1000/cycles)",

@@ -25,13 +25,16 @@
 #define SHIM_AUTO_PERIOD         10000u
 #define SHIM_DEFAULT_HIST_TUPLES 256u
 #define SHIM_MAX_HIST_TUPLES     (1u << 16)
-#define SHIM_MAX_TABLE_BYTES     ((size_t)256 << 20) /* what the observer's tables take at once */
-#define SHIM_DEFAULT_OUTPUT      "shim-%e-%p.json"
-#define SHIM_DEFAULT_SLOW        2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
-#define SHIM_MIN_SLOW            100000u
-#define SHIM_DEFAULT_TRACE       ((uint64_t)64 << 20)
-#define SHIM_MIN_TRACE           ((uint64_t)64 << 10)
-#define SHIM_MAX_TRACE           ((uint64_t)64 << 30)
+/* Tag entries and calling-context nodes a profile holds as JSON; beyond, its table file
+ * (docs/profile-format.md, "Large profiles"): about 20 MB of JSON, read in half a second. */
+#define SHIM_DEFAULT_INLINE_MAX 100000u
+#define SHIM_MAX_TABLE_BYTES    ((size_t)256 << 20) /* what the observer's tables take at once */
+#define SHIM_DEFAULT_OUTPUT     "shim-%e-%p.json"
+#define SHIM_DEFAULT_SLOW       2000000u /* TSC cycles: just under a millisecond at 2-3 GHz */
+#define SHIM_MIN_SLOW           100000u
+#define SHIM_DEFAULT_TRACE      ((uint64_t)64 << 20)
+#define SHIM_MIN_TRACE          ((uint64_t)64 << 10)
+#define SHIM_MAX_TRACE          ((uint64_t)64 << 30)
 
 /* SHIM_ALLOC: read jemalloc's per-thread counters when the program runs on it (auto),
  * and say why not when it does not (on), or never (off). */
@@ -62,6 +65,9 @@ struct shim_settings {
     int hooks_frames;              /* SHIM_HOOKS=frames: the -finstrument-functions hooks
                                       publish the frame signal, not the tree */
     uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
+    uint64_t inline_max;           /* SHIM_INLINE_MAX: tag entries (and calling-context
+                                      nodes) the JSON profile holds; more go to its table
+                                      file (profile_table.c) */
     int trace_on;                  /* SHIM_TRACE set */
     char trace[PATH_MAX];          /* its path pattern; "" = beside the profile */
     uint64_t trace_max;            /* its size limit in bytes */

@@ -144,6 +144,19 @@ const char *names_counter(unsigned slot)
     return slot < SHIM_COUNTER_SLOTS ? counter_name[slot] : NULL;
 }
 
+size_t names_tag_count(void)
+{
+    return n_tags;
+}
+
+const char *names_tag_at(size_t i, unsigned *slot, uint64_t *value)
+{
+    if (i >= n_tags) return NULL;
+    *slot = tags[i].slot;
+    *value = tags[i].value;
+    return tags[i].name;
+}
+
 const char *names_tag(unsigned slot, uint64_t value)
 {
     size_t i = tag_lower_bound(slot, value);

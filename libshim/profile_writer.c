@@ -23,6 +23,7 @@
 
 #include "cct.h"
 #include "cct_profile.h"
+#include "profile_table.h"
 #include "path.h"
 #include "names.h"
 #include "run.h"
@@ -198,18 +199,80 @@ static int by_samples_desc(const void *a, const void *b, void *arg)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
+/* A table's entries in the order the profile lists them, most samples first; for the tag
+ * table with stack walks, each entry's thread word and context column too, which
+ * cct_profile_add() turns from chain numbers into context values. */
+struct tag_order {
+    uint32_t *order;
+    struct tag_rows rows; /* rows.ctx NULL: no context column to rewrite */
+    uint64_t *thread;
+    unsigned col; /* the context column among the values */
+};
+
+static int tag_order_build(const struct tag_table *t, struct tag_order *o, unsigned walk_tag)
+{
+    memset(o, 0, sizeof *o);
+    o->order = malloc((t->n_entries + 1) * sizeof *o->order);
+    if (!o->order) return -1;
+    for (uint32_t i = 0; i < t->n_entries; i++)
+        o->order[i] = i;
+    qsort_r(o->order, t->n_entries, sizeof *o->order, by_samples_desc, (void *)t);
+    o->rows.n = t->n_entries;
+    if (!walk_tag) return 0;
+    o->col = walk_tag - 1;
+    o->thread = malloc((t->n_entries + 1) * sizeof *o->thread);
+    o->rows.ctx = malloc((t->n_entries + 1) * sizeof *o->rows.ctx);
+    if (!o->thread || !o->rows.ctx) return -1;
+    for (uint32_t i = 0; i < t->n_entries; i++) {
+        const uint64_t *key = tag_table_key(t, o->order[i]);
+        o->thread[i] = key[0];
+        o->rows.ctx[i] = key[1 + o->col];
+    }
+    o->rows.thread = o->thread;
+    return 0;
+}
+
+static void tag_order_free(struct tag_order *o)
+{
+    free(o->order);
+    free(o->thread);
+    free(o->rows.ctx);
+}
+
+/* The entries of table t in JSON, all of them, or with a table file when there are more
+ * than SHIM_INLINE_MAX: then the JSON keeps the entries with a detail record (their
+ * distributions have no place in the table file) and the rest go to the file. */
+static json_t *tags_out(const struct shim_run *r, const struct tag_table *t,
+                        const struct tag_order *o, struct table_writer *table)
 {
     json_t *a = json_array();
-    uint32_t *order = malloc((t->n_entries + 1) * sizeof *order);
-    if (!order) return NULL;
-    for (uint32_t i = 0; i < t->n_entries; i++)
-        order[i] = i;
-    qsort_r(order, t->n_entries, sizeof *order, by_samples_desc, (void *)t);
-    for (uint32_t i = 0; i < t->n_entries; i++)
-        json_array_append_new(
-            a, entry_json(r, t, tag_table_entry(t, order[i]), tag_table_key(t, order[i])));
-    free(order);
+    int to_table = table && t->n_entries > r->settings.inline_max;
+    uint64_t key[t->key_words];
+    if (to_table) /* the names of the values, for the entries' names */
+        for (size_t i = 0; i < names_tag_count(); i++) {
+            unsigned slot;
+            uint64_t value;
+            const char *name = names_tag_at(i, &slot, &value);
+            for (unsigned c = 0; name && c < r->n_tag_slots; c++)
+                if (r->tag_slot[c] == slot) table_name(table, c, value, name);
+        }
+    for (uint32_t i = 0; i < t->n_entries; i++) {
+        const struct tag_entry *e = tag_table_entry(t, o->order[i]);
+        memcpy(key, tag_table_key(t, o->order[i]), sizeof key);
+        if (o->rows.ctx) key[1 + o->col] = o->rows.ctx[i];
+        if (to_table && !tag_entry_detail(t, e))
+            table_entry(table, key[0], key + 1, t->key_words - 1, e, t->n_rates);
+        else
+            json_array_append_new(a, entry_json(r, t, e, key));
+    }
+    return a;
+}
+
+static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
+{
+    struct tag_order o;
+    json_t *a = tag_order_build(t, &o, 0) == 0 ? tags_out(r, t, &o, NULL) : NULL;
+    tag_order_free(&o);
     return a;
 }
 
@@ -408,23 +471,28 @@ static json_t *placement_json(const struct shim_run *r)
         "threads", threads, "threads_attached", jint(r->attached));
 }
 
-static json_t *profile_json(const struct shim_run *r)
+static json_t *profile_json(const struct shim_run *r, struct table_writer *table)
 {
     const struct observer *o = &r->obs;
     const struct observer_totals *t = &o->totals;
     double wall = (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9;
-    json_t *rates, *signals = signals_json(r, &rates), *tags = tags_json(r, &o->tags);
+    unsigned walk = o->plan.walk_tag; /* contexts from stack walks: column walk - 1 */
+    struct tag_order order;
+    if (tag_order_build(&o->tags, &order, walk) != 0) {
+        tag_order_free(&order);
+        return NULL;
+    }
+    json_t *rates, *signals = signals_json(r, &rates);
     char version[32], exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     snprintf(version, sizeof version, "%d.%d.%d", SHIM_VERSION_MAJOR, SHIM_VERSION_MINOR,
              SHIM_VERSION_PATCH);
-    if (!tags) return NULL;
     json_t *root = json_pack(
         "{s:s, s:i, s:s, s:{s:o, s:o, s:I, s:o}, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I}},"
-        " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o, s:o}",
+        " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o}",
         "format", "shim-profile", "version", 1, "shim_version", version, "program", "path",
         jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid, "argv", argv_json(),
         "config", config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
@@ -442,8 +510,8 @@ static json_t *profile_json(const struct shim_run *r)
         loghist_json(&o->cpc, NULL), "cost", "samples_per_second",
         jreal(wall > 0 ? (double)t->total / wall : NAN), "observer_cpu_seconds", o->cpu_seconds,
         "observer_cpu_share", jreal(wall > 0 ? o->cpu_seconds / wall : NAN), "tag_table_bytes",
-        (json_int_t)o->tags.bytes, "tag_entry_bytes", (json_int_t)o->tags.entry_bytes, "tags", tags,
-        "other", entry_json(r, &o->tags, tag_table_other((struct tag_table *)&o->tags), NULL));
+        (json_int_t)o->tags.bytes, "tag_entry_bytes", (json_int_t)o->tags.entry_bytes, "other",
+        entry_json(r, &o->tags, tag_table_other((struct tag_table *)&o->tags), NULL));
     if (root && r->tracing)
         json_object_set_new(
             root, "trace",
@@ -460,14 +528,20 @@ static json_t *profile_json(const struct shim_run *r)
     if (root && o_paths(r)) json_object_set_new(root, "paths", paths_json(r));
     uint64_t *seen = NULL;
     size_t n_seen = functions_seen(r, &seen);
-    unsigned walk = o->plan.walk_tag; /* contexts from stack walks: column walk - 1 */
-    if (root && cct_profile_add(root, jtext, seen, n_seen, walk ? &o->chains : NULL,
-                                walk ? walk - 1 : 0) != 0) {
+    if (root && cct_profile_add(root, jtext, seen, n_seen, walk ? &o->chains : NULL, &order.rows,
+                                table, r->settings.inline_max) != 0) {
         json_decref(root);
         root = NULL;
     }
     free(seen);
+    /* after the trees: the walks' entries hold context values now */
+    if (root) json_object_set_new(root, "tags", tags_out(r, &o->tags, &order, table));
+    tag_order_free(&order);
     if (!root) return NULL;
+    if (table->opened) { /* docs/profile-format.md, "Large profiles" */
+        json_object_set_new(root, "version", json_integer(2));
+        json_object_set_new(root, "table", table_json(table, jtext));
+    }
     json_t *samples = root ? json_object_get(root, "samples") : NULL;
     if (samples && o->n_fast < o->plan.n_hw) {
         json_object_set_new(samples, "slow_spans", jint(t->slow_spans));
@@ -506,12 +580,19 @@ static int write_all(int fd, const char *p, size_t n)
 int profile_write(const struct shim_run *r, char *why, size_t whylen)
 {
     char tmp[PATH_MAX + 32];
+    struct table_writer table;
+    table_init(&table, r->output_path);
     names_lock();
-    json_t *doc = profile_json(r);
+    json_t *doc = profile_json(r, &table);
     names_unlock();
+    if (table_finish(&table, why, whylen) != 0) {
+        json_decref(doc);
+        return -1;
+    }
     char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : NULL;
     json_decref(doc);
     if (!text) {
+        table_abort(&table);
         snprintf(why, whylen, "out of memory building the profile");
         return -1;
     }
@@ -526,10 +607,20 @@ int profile_write(const struct shim_run *r, char *why, size_t whylen)
     free(text);
     if (!err && fsync(fd) != 0) err = errno;
     if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, r->output_path) != 0) err = errno;
     if (err) {
         snprintf(why, whylen, "cannot write %s: %s", r->output_path, strerror(err));
         unlink(tmp); /* never a partial file */
+        table_abort(&table);
+        return -1;
+    }
+    /* the table first: a profile in place always finds its table */
+    if (table_commit(&table, why, whylen) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, r->output_path) != 0) {
+        snprintf(why, whylen, "cannot write %s: %s", r->output_path, strerror(errno));
+        unlink(tmp);
         return -1;
     }
     return 0;

@@ -129,11 +129,10 @@ static struct walk_tree *tree_for(struct walk_trees *w, uint64_t tid)
     return t;
 }
 
-/* The chain number a tag entry's value in column col holds; CHAIN_NONE when it holds
- * none (0, or the node of a thread the hooks gave its context). */
-static uint64_t chain_of(const json_t *e, unsigned col)
+/* The chain number a context value holds; CHAIN_NONE when it holds none (0, or the node
+ * of a thread the hooks gave its context). */
+static uint64_t chain_of(uint64_t v)
 {
-    uint64_t v = (uint64_t)json_integer_value(json_array_get(json_object_get(e, "values"), col));
     return STACKWALK_IS_CHAIN(v) ? STACKWALK_CHAIN_ID(v) : CHAIN_NONE;
 }
 
@@ -175,25 +174,22 @@ static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
     return cur;
 }
 
-int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const struct chain_store *c,
-                     struct symbols *syms, const struct sidetable *st)
+int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread, uint64_t *ctx,
+                     const struct chain_store *c, struct symbols *syms, const struct sidetable *st)
 {
     memset(w, 0, sizeof *w);
     /* every return address of every chain an entry names, each looked up once */
-    size_t n_addr = 0, i;
-    json_t *e;
-    json_array_foreach(tags, i, e)
-    {
-        uint64_t id = chain_of(e, col);
+    size_t n_addr = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        uint64_t id = chain_of(ctx[i]);
         if (id >= CHAIN_FIRST && id < c->n) n_addr += c->len[id];
     }
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
     uint64_t *fns = malloc((STACKWALK_MAX_DEPTH + 1) * sizeof *fns);
     if (!m || !fns) goto fail;
     size_t nm = 0;
-    json_array_foreach(tags, i, e)
-    {
-        uint64_t id = chain_of(e, col);
+    for (size_t i = 0; i < n_rows; i++) {
+        uint64_t id = chain_of(ctx[i]);
         if (id < CHAIN_FIRST || id >= c->n) continue;
         unsigned n;
         const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
@@ -214,13 +210,10 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
         m[j].named = found && si.name;
         m[j].fn = found && si.name ? call - si.sym_offset : m[j].addr;
     }
-    json_array_foreach(tags, i, e)
-    {
-        json_t *values = json_object_get(e, "values");
-        uint64_t id = chain_of(e, col);
+    for (size_t i = 0; i < n_rows; i++) {
+        uint64_t id = chain_of(ctx[i]);
         if (id == CHAIN_NONE) continue; /* not a walk's (0, or a hooks' node), or its root */
-        struct walk_tree *t =
-            tree_for(w, (uint64_t)json_integer_value(json_object_get(e, "thread")));
+        struct walk_tree *t = tree_for(w, thread[i]);
         if (!t) goto fail;
         uint32_t node = CCT_NODE_OVERFLOW;
         if (id >= CHAIN_FIRST && id < c->n) {
@@ -229,7 +222,7 @@ int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const str
             node = chain_node(t, ch, n, m, nm, st, fns);
             if (!node) goto fail;
         }
-        json_array_set_new(values, col, json_integer((json_int_t)CCT_SIGNAL(t->index, node)));
+        ctx[i] = CCT_SIGNAL(t->index, node);
     }
     size_t total = 0;
     for (size_t j = 0; j < w->n; j++)

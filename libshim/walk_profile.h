@@ -5,8 +5,6 @@
 #ifndef SHIM_LIBSHIM_WALK_PROFILE_H
 #define SHIM_LIBSHIM_WALK_PROFILE_H
 
-#include <jansson.h>
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,15 +40,16 @@ struct walk_trees {
     size_t nfns;
 };
 
-/* Builds a tree per thread from the chains that the tag entries of `tags` (the
- * profile's `tags` array) name in value column `col` (STACKWALK_CHAIN values; others
- * are left as they are), and rewrites each of those values as CCT_SIGNAL(thread index,
- * node). A chain ends at the first return address no loaded module holds. Return addresses become
- * their functions through syms (NULL: each stands for itself); the frames outside the outermost
- * function the pass instrumented (st) are left out, as the hooks' trees start there too. Recursion
- * folds onto the nearest ancestor of the same function. 0, or -1 when memory runs out. */
-int walk_trees_build(struct walk_trees *w, json_t *tags, unsigned col, const struct chain_store *c,
-                     struct symbols *syms, const struct sidetable *st);
+/* Builds a tree per thread from the chains that n tag entries name: entry i ran on
+ * thread[i] and holds ctx[i] in its context column (STACKWALK_CHAIN values; others are
+ * left as they are), which is rewritten as CCT_SIGNAL(thread index, node). A chain ends at
+ * the first return address no loaded module holds. Return addresses become their
+ * functions through syms (NULL: each stands for itself); the frames outside the outermost
+ * function the pass instrumented (st) are left out, as the hooks' trees start there too.
+ * Recursion folds onto the nearest ancestor of the same function. 0, or -1 when memory
+ * runs out. */
+int walk_trees_build(struct walk_trees *w, size_t n, const uint64_t *thread, uint64_t *ctx,
+                     const struct chain_store *c, struct symbols *syms, const struct sidetable *st);
 void walk_trees_free(struct walk_trees *w);
 
 #endif

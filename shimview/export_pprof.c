@@ -19,9 +19,12 @@
  *
  * The message is built in memory with the structs protobuf-c generates from pprof.proto
  * (this directory; only the fields written here), packed by protobuf-c and compressed
- * with zlib in the gzip framing pprof expects. Strings are interned by a linear search,
- * and so are a value's location and a module's mapping (a profile has a few thousand tag
- * entries at most); a function's location is found through its index in the profile.
+ * with zlib in the gzip framing pprof expects. Strings are interned in a hash table
+ * (open addressing, FNV-1a, sized for every frame: glibc's hsearch_r hashes names that
+ * differ only in their last digits into long chains), a frame that is no function finds its
+ * location through its name's string index, and a function's through its index in the profile, so
+ * a profile of a million tag entries exports in linear time; a module's mapping is found
+ * by a linear search over the few modules.
  */
 #include "commands.h"
 #include "export.h"
@@ -37,7 +40,9 @@ struct builder {
     const struct export_ctx *x;
     char **strings;
     size_t nstrings, cap;
-    size_t nfunctions; /* == locations; ids are index + 1 */
+    size_t *index, mask;       /* open addressing: a string's index + 1, 0 empty */
+    uint64_t *string_location; /* per string: the location of the frame so named, or 0 */
+    size_t nfunctions;         /* == locations; ids are index + 1 */
     Pprof__Function *functions, **function_ptrs;
     Pprof__Location *locations, **location_ptrs;
     Pprof__Line *lines, **line_ptrs;
@@ -55,18 +60,33 @@ struct builder {
 };
 
 /* The index of s in the string table, added if new; 0 ("") after a memory failure. */
+static size_t fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (size_t)(h ^ (h >> 32));
+}
+
 static int64_t intern(struct builder *b, const char *s)
 {
-    for (size_t i = 0; i < b->nstrings; i++)
-        if (strcmp(b->strings[i], s) == 0) return (int64_t)i;
+    if (b->failed) return 0;
+    size_t slot = fnv1a(s) & b->mask;
+    for (; b->index[slot]; slot = (slot + 1) & b->mask)
+        if (strcmp(b->strings[b->index[slot] - 1], s) == 0) return (int64_t)b->index[slot] - 1;
+    if (b->nstrings >= b->mask / 2) goto oom; /* sized for every string: cannot be */
     if (b->nstrings == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 64;
         char **grown = realloc(b->strings, cap * sizeof *grown);
-        if (!grown) goto oom;
-        b->strings = grown;
+        uint64_t *loc = grown ? realloc(b->string_location, cap * sizeof *loc) : NULL;
+        if (grown) b->strings = grown;
+        if (!loc) goto oom;
+        b->string_location = loc;
         b->cap = cap;
     }
     if (!(b->strings[b->nstrings] = strdup(s))) goto oom;
+    b->string_location[b->nstrings] = 0;
+    b->index[slot] = b->nstrings + 1;
     return (int64_t)b->nstrings++;
 oom:
     b->failed = 1;
@@ -96,9 +116,9 @@ static size_t new_location(struct builder *b, int64_t name)
 static uint64_t location_for(struct builder *b, const char *name)
 {
     int64_t idx = intern(b, name);
-    for (size_t i = 0; i < b->nfunctions; i++)
-        if (!b->fn_of[i] && b->functions[i].name == idx) return b->locations[i].id;
-    return b->locations[new_location(b, idx)].id;
+    if (b->failed) return 0;
+    if (!b->string_location[idx]) b->string_location[idx] = b->locations[new_location(b, idx)].id;
+    return b->string_location[idx];
 }
 
 /* The mapping id of function f's module, made on first use and widened to hold f. */
@@ -201,6 +221,8 @@ static void builder_free(struct builder *b)
     for (size_t i = 0; i < b->nstrings; i++)
         free(b->strings[i]);
     free(b->strings);
+    free(b->string_location);
+    free(b->index);
     free(b->functions);
     free(b->function_ptrs);
     free(b->locations);
@@ -261,8 +283,10 @@ static int write_gzipped(FILE *f, const Pprof__Profile *prof)
     int rc = -1;
     if (!raw) return -1;
     pprof__profile__pack(prof, raw);
-    /* windowBits 15 + 16: the gzip header and trailer around the deflate stream */
-    if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    /* windowBits 15 + 16: the gzip header and trailer around the deflate stream; the
+     * fastest level, as Go's runtime/pprof writes its profiles: level 9 took 100 s at a
+     * million entries for no smaller a file */
+    if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         goto done;
     uLong bound = deflateBound(&zs, (uLong)len) + 32;
     if (!(gz = malloc(bound))) goto end;
@@ -308,6 +332,12 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     int rc = -1;
     long frames = count_frames(x, &st);
     if (frames < 0 || builder_alloc(&b, entries, (size_t)frames)) goto done;
+    /* at most a string per frame, two per entry (its thread and a comment), two per module
+     * and one per function */
+    size_t strings = (size_t)frames + 2 * entries + 2 * p->nmodules + p->nfunctions + 64;
+    for (b.mask = 1023; b.mask / 2 < strings;)
+        b.mask = 2 * b.mask + 1;
+    if (!(b.index = calloc(b.mask + 1, sizeof *b.index))) goto done;
     intern(&b, ""); /* pprof requires string_table[0] == "" */
     for (size_t i = 0; i < 2; i++)
         pprof__value_type__init(&types[i]);

@@ -24,6 +24,7 @@
  * tag entry, with its own tuple.
  */
 #include "profile.h"
+#include "profile_table.h"
 #include "profile_cct.h"
 #include "profile_pass.h"
 #include "profile_threads.h"
@@ -658,9 +659,13 @@ static int read_profile(struct reader *r, struct profile *p)
         read_by(r, root, p) || read_samples(r, root, &p->samples) ||
         read_loghist(r, root, "period", &p->period) || read_loghist(r, root, "gap", &p->gap) ||
         read_loghist(r, root, "cpc", &p->cpc) || read_cost(r, root, &p->cost) ||
-        read_tags(r, root, p) || profile_read_cct(r, root, p))
+        read_tags(r, root, p))
         return -1;
-    return 0;
+    struct profile_table *table;
+    if (profile_read_table(r, root, p, &table)) return -1;
+    int rc = profile_read_cct(r, root, p, table);
+    profile_table_free(table);
+    return rc;
 }
 
 struct profile *profile_load_buffer(const char *data, size_t len, const char *name, char *err,
@@ -725,6 +730,7 @@ void profile_free(struct profile *p)
     free(p->program.argv);
     profile_cct_free(p);
     json_decref(p->root);
+    json_decref(p->strings);
     free(p);
 }
 

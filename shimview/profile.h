@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 /* The newest format version this reader knows. */
-#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_FORMAT_VERSION 2
 
 /* The largest file profile_load() reads, a whole number of MiB. A larger one is refused
  * from its size, before it is read, so a wrong argument cannot make shimview read a disk
@@ -350,6 +350,7 @@ struct profile_cost {
 struct profile {
     const char *file; /* the path or name the profile was loaded as (not owned) */
     json_t *root;     /* the parsed document; strings below point into it */
+    json_t *strings;  /* strings a table file gave (its value names), or NULL */
     uint64_t version;
     const char *shim_version;
     struct profile_program program;

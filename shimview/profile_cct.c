@@ -87,7 +87,8 @@ static int key_distinct(struct reader *r, const struct key_ref *k, size_t n, con
 struct cct_lookup {
     struct profile *p;
     struct key_ref *fn_by_id, *fn_by_address, *thread_by_index, *thread_by_tid;
-    unsigned char *on_path; /* per function: on the path the fold check is walking */
+    unsigned char *on_path;            /* per function: on the path the fold check is walking */
+    const struct profile_table *table; /* the trees a table file holds, or NULL */
 };
 
 /* ---- modules and functions ---- */
@@ -260,6 +261,41 @@ done:
     return rc;
 }
 
+/* A tree the table file holds (the thread's `nodes` is null), checked as element_node()
+ * checks a JSON row. */
+static int table_nodes(struct reader *r, struct thread_ctx *c, struct profile_cct_thread *t)
+{
+    const struct profile *p = c->l->p;
+    const uint64_t *parent, *function, *site;
+    size_t n;
+    if (profile_table_tree(c->l->table, t->index, &n, &parent, &function, &site))
+        return reader_fail(r, "is null, and the profile's table holds no tree of index %" PRIu64,
+                           t->index);
+    if (!(t->nodes = calloc(n ? n : 1, sizeof *t->nodes))) return reader_fail(r, "out of memory");
+    t->nnodes = n;
+    for (size_t row = 0; row < n; row++) {
+        struct profile_cct_node *node = &t->nodes[row];
+        node->has_site = site[row] != 0;
+        node->site = site[row] - node->has_site;
+        if (row < 2) {
+            if (parent[row] != 0 || function[row] != 0 || site[row] != 0)
+                return reader_fail(r, "row %zu of the table's tree is not [0, none, none]", row);
+            continue;
+        }
+        if (parent[row] >= row)
+            return reader_fail(
+                r, "row %zu of the table's tree: parent %" PRIu64 " is not an earlier row", row,
+                parent[row]);
+        node->parent = (size_t)parent[row];
+        long f = function[row] ? key_find(c->l->fn_by_id, p->nfunctions, function[row] - 1) : -1;
+        if (f < 0)
+            return reader_fail(r, "row %zu of the table's tree names no function of functions",
+                               row);
+        node->function = &p->functions[f];
+    }
+    return 0;
+}
+
 static int element_thread(struct reader *r, const json_t *v, void *elem, void *ctx)
 {
     struct profile_cct_thread *t = elem;
@@ -272,8 +308,15 @@ static int element_thread(struct reader *r, const json_t *v, void *elem, void *c
         path_key(r, "index");
         return reader_fail(r, "%" PRIu64 " does not fit the 32 bits slot 9 gives it", t->index);
     }
-    if (member_array(r, v, "nodes", sizeof *t->nodes, element_node, &c, &t->nodes, &t->nnodes))
+    const json_t *nodes = json_object_get(v, "nodes");
+    if (nodes && json_is_null(nodes)) {
+        size_t mark = path_key(r, "nodes");
+        if (table_nodes(r, &c, t)) return -1;
+        path_restore(r, mark);
+    } else if (member_array(r, v, "nodes", sizeof *t->nodes, element_node, &c, &t->nodes,
+                            &t->nnodes)) {
         return -1;
+    }
     size_t mark = path_key(r, "nodes");
     if (t->nnodes < 2)
         return reader_fail(r, "has %zu row%s, expected at least 2 (the root and the overflow node)",
@@ -364,9 +407,10 @@ static int tie_entry(struct reader *r, const struct cct_lookup *l, struct profil
     return 0;
 }
 
-int profile_read_cct(struct reader *r, const json_t *root, struct profile *p)
+int profile_read_cct(struct reader *r, const json_t *root, struct profile *p,
+                     const struct profile_table *table)
 {
-    struct cct_lookup l = {.p = p};
+    struct cct_lookup l = {.p = p, .table = table};
     const json_t *cct = json_object_get(root, "cct");
     int rc = read_functions(r, root, &l);
     if (rc == 0 && cct && !json_is_null(cct)) rc = read_cct(r, root, &l);
