@@ -2,7 +2,7 @@
  * store_scale.c -- the attribution store at 10^3, 10^5 and 10^6 tag tuples.
  *
  * For each size N, the program starts shim at the defaults, signals N distinct tag values
- * one after another, each for HOLD_CYCLES (long enough for the observer to sample each),
+ * one after another, each for --hold cycles (4000: long enough for the observer to sample each),
  * and stops shim, which writes the profile. It reports, per N: the tuples the profile
  * holds and how many samples went to `other`, the store's memory at the end
  * (cost.tag_table_bytes) and per tuple, the time shim_stop() took (writing the profile),
@@ -10,7 +10,7 @@
  * time shimview takes to read it and print a report, an HTML page, a pprof export and a
  * comparison with itself (which reads it twice).
  *
- * Usage: store_scale SHIMVIEW [--sizes N,N,...] [--csv FILE] [--dir DIR]
+ * Usage: store_scale SHIMVIEW [--sizes N,N,...] [--hold CYCLES] [--csv FILE] [--dir DIR]
  * SHIM_QUIET=0 shows shim's exit line; STORE_SCALE_KEEP=1 keeps the profiles.
  */
 #include <shim.h>
@@ -25,7 +25,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#define HOLD_CYCLES 4000
+/* Cycles each value is held: long enough for the observer to sample each (--hold). */
+static uint64_t hold_cycles = 4000;
 
 static double now(void)
 {
@@ -40,7 +41,8 @@ int main(int argc, char **argv)
 {
     const char *sizes = "1000,100000,1000000", *csv = NULL, *dir = "/tmp";
     if (argc < 2) {
-        fprintf(stderr, "usage: store_scale SHIMVIEW [--sizes N,...] [--csv FILE] [--dir DIR]\n");
+        fprintf(stderr, "usage: store_scale SHIMVIEW [--sizes N,...] [--hold CYCLES] [--csv FILE] "
+                        "[--dir DIR]\n");
         return 2;
     }
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
             csv = argv[i + 1];
         else if (!strcmp(argv[i], "--dir"))
             dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--hold"))
+            hold_cycles = strtoull(argv[i + 1], NULL, 10);
         else
             return fprintf(stderr, "store_scale: unknown option %s\n", argv[i]), 2;
     }
@@ -71,7 +75,7 @@ int main(int argc, char **argv)
         for (long v = 0; v < n; v++) {
             SHIM_SIGNAL(0, (uint64_t)v + 1);
             uint64_t t0 = __rdtsc();
-            while (__rdtsc() - t0 < HOLD_CYCLES)
+            while (__rdtsc() - t0 < hold_cycles)
                 sink++;
         }
         double t0 = now();
