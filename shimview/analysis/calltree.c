@@ -14,8 +14,8 @@
  * are marked as twins so a view can tell them apart by call site.
  */
 #include "calltree.h"
-#include "commands.h"
-#include "plot.h"
+#include "usage.h"
+#include "rates.h"
 #include "stats.h"
 #include "table.h"
 
@@ -354,12 +354,5 @@ int calltree_load(const char *file, struct profile **p, struct calltree **ct)
 
 int calltree_find_rate(const struct profile *p, const char *name, const char *cmd, size_t *out)
 {
-    /* plot's context knows the rates and says which there are when the name is wrong */
-    struct plot_ctx c;
-    int rc = plot_ctx_init(&c, p, p->file, name, 0, cmd);
-    if (rc == 0) {
-        *out = c.rate;
-        plot_ctx_free(&c);
-    }
-    return rc;
+    return rates_find(p, name, cmd, out);
 }

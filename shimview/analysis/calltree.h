@@ -19,7 +19,6 @@
 
 #include "match.h"
 #include "profile.h"
-#include "report.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -118,63 +117,5 @@ int calltree_load(const char *file, struct profile **p, struct calltree **ct);
 /* The rate named `name`, for command cmd: 0 with its index in *out, or EXIT_USAGE_ERROR
  * after a message naming the rates the profile has. */
 int calltree_find_rate(const struct profile *p, const char *name, const char *cmd, size_t *out);
-
-/* ---- the views other commands show too ---- */
-
-/* functions.c: the functions table (every row when top is negative; rate: the rate's
- * index, or -1 for every rate) as `shimview functions` prints it, text or HTML. 0, or -1
- * when memory ran out. */
-int functions_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate,
-                    long top);
-
-/* tree.c: the tree of every thread as `shimview tree` prints it (text, or HTML tables),
- * with rate index `rate` (-1: none), nodes under min_share (a fraction) folded, at most
- * depth levels (0: all); utf8: box-drawing characters, else ASCII. 0, or -1 when memory
- * ran out. */
-int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate,
-               double min_share, size_t depth, int utf8);
-
-/* ---- what the tables of functions, contexts, loops and paths share (functions.c) ---- */
-
-/* The lines of a usage text for the options every table takes. */
-#define VIEW_OPTIONS_USAGE                                                                         \
-    "  -r, --rate NAME   show only this rate (default: every rate)\n"                              \
-    "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"                     \
-    "  -a, --all         show every row\n"                                                         \
-    "      --csv         print the table as CSV (columns in shimview/README.md)\n"                 \
-    "  -h, --help        print this help\n"
-
-/* Their options: --rate, --top, --all, --csv, and the command's own --sort or --function;
- * the one FILE. */
-struct view_options {
-    struct match_table_options t;
-    const char *rate, *file, *function;
-    int sort_excl;
-};
-
-/* Parse command cmd's options into o; own holds the letters of the command's own options
- * it takes ("s": --sort, "f": --function). 0, -1 after printing usage for --help, or
- * EXIT_USAGE_ERROR after a message. */
-int view_parse_options(int argc, char **argv, const char *cmd, const char *usage, const char *own,
-                       struct view_options *o);
-
-/* How many of nrows rows a table shows: --all, or every one in CSV unless --top is given,
- * else --top or 20. */
-size_t view_rows_wanted(const struct match_table_options *o, size_t nrows);
-
-/* A table of ncols columns, the first nleft aligned left and the rest right. */
-struct table *view_table_new(size_t ncols, size_t nleft);
-
-/* The rates a table shows: every one, or the one of index rate when it is not negative;
- * returns their number, the first in *first. */
-size_t view_rates_shown(const struct profile *p, long rate, size_t *first);
-
-/* Column col of the newest row: a share (a fraction), in CSV as it is, else in percent;
- * empty when NAN. */
-void view_set_share(struct table *t, size_t col, double frac, int csv);
-
-/* CSV: the rate, its interval and n in columns col to col + 2 (empty where undefined);
- * returns col + 3. */
-size_t view_set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s);
 
 #endif /* SHIMVIEW_CALLTREE_H */

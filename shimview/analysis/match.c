@@ -15,7 +15,8 @@
  * shim does not write, has each bucket placed by its midpoint.
  */
 #include "match.h"
-#include "commands.h"
+#include "usage.h"
+#include "numbers.h"
 #include "profile_threads.h"
 #include "table.h"
 #include "tags.h"

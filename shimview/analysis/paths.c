@@ -16,7 +16,7 @@
  */
 #include "paths.h"
 #include "calltree.h"
-#include "commands.h"
+#include "usage.h"
 #include "profile_pass.h"
 
 #include <inttypes.h>

@@ -136,16 +136,3 @@ void named_tags_free(struct named_tag *t, size_t n)
         free(t[i].name);
     free(t);
 }
-
-const char *fmt_count(uint64_t v, char *buf, size_t len)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}

@@ -30,7 +30,4 @@ char *tag_entry_name(const struct profile *p, const struct profile_tag *t);
  * out. */
 char *tag_value_name(const struct profile *p, const struct profile_tag *t, size_t i);
 
-/* v with thousands separators: 1234567 -> "1,234,567". */
-const char *fmt_count(uint64_t v, char *buf, size_t len);
-
 #endif

@@ -14,7 +14,7 @@
  */
 #include "output.h"
 
-#include "commands.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -26,7 +26,6 @@
 #include "markup.h"
 #include "match.h"
 #include "plot.h"
-#include "report.h"
 
 #include <stdio.h>
 

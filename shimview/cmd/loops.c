@@ -16,7 +16,7 @@
  */
 #include "calltree.h"
 #include "commands.h"
-#include "pass_table.h"
+#include "numbers.h"
 #include "paths.h"
 #include "profile_pass.h"
 #include "stats.h"

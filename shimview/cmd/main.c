@@ -12,8 +12,6 @@
 #include "commands.h"
 
 #include <getopt.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,40 +90,6 @@ static void print_main_usage(FILE *out)
           "'shimview help COMMAND' or 'shimview COMMAND --help' shows a command's options.\n"
           "Exit status: 0 success, 1 unreadable or invalid file, 2 bad command line.\n",
           out);
-}
-
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "shimview%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'shimview%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
-    return EXIT_USAGE_ERROR;
-}
-
-int option_error(const char *cmd, int opt, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    if (opt == ':') return usage_error(cmd, "option '%s' needs a value", arg);
-    if (optopt && strncmp(arg, "--", 2) != 0)
-        return usage_error(cmd, "unknown option '-%c'", optopt);
-    return usage_error(cmd, "unknown option '%s'", arg);
-}
-
-int parse_count_option(const char *cmd, const char *option, const char *text, long *out)
-{
-    char *end;
-    long v;
-    if (text[0] < '0' || text[0] > '9') goto bad;
-    v = strtol(text, &end, 10);
-    if (*end || v < 0 || v == LONG_MAX) goto bad;
-    *out = v;
-    return 0;
-bad:
-    usage_error(cmd, "%s expects a non-negative number, not '%s'", option, text);
-    return -1;
 }
 
 static int help_main(int argc, char **argv)

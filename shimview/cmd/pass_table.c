@@ -8,8 +8,8 @@
  * gives it; and the rows print through the cells and options functions.c gives every
  * table, so the columns read alike across the views.
  */
-#include "pass_table.h"
 #include "commands.h"
+#include "numbers.h"
 #include "stats.h"
 #include "table.h"
 #include "tags.h"

@@ -15,7 +15,8 @@
  */
 #include "calltree.h"
 #include "commands.h"
-#include "pass_table.h"
+#include "files.h"
+#include "numbers.h"
 #include "paths.h"
 #include "stats.h"
 #include "table.h"

@@ -16,26 +16,22 @@
  * the rate figures are skipped with a note on stderr rather than drawn empty. Files are
  * SVG 1.1 with every attribute inline, so they need nothing but a viewer.
  *
- * This file holds what the figures share: the options, the choice of rate and of the
- * top tags with their display names, and the writing of each file, which reaches its
- * path only when written whole (output.c). A tag is drawn with the program's threads
- * added together (match.c folds them, as `report` shows them), and the samples of other
- * processes and of the idle CPU are a tag each, ranked after the program's. `shimview
- * html` uses the same context and the same writer for its page, which holds the figures
- * inline (html.c).
+ * This file holds the command line the figures' commands share (plot_command: `shimview
+ * html` takes the same options) and the files of `plot`; the context each figure is
+ * drawn from, the choice of rate and of the top tags with their display names, and the
+ * writing of each file, which reaches its path only when written whole, are plot_ctx.c's.
+ * A tag is drawn with the program's threads added together (match.c folds them, as
+ * `report` shows them), and the samples of other processes and of the idle CPU are a tag
+ * each, ranked after the program's.
  */
 #include "commands.h"
 #include "match.h"
-#include "output.h"
 #include "plot.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define DEFAULT_TOP 4
 
@@ -59,113 +55,6 @@ const char plot_usage[] =
     "  -n, --top N      tags to draw in the histogram and SHIM_BY figures (default 4)\n"
     "  -o, --output DIR the directory to write into (default: the current directory)\n"
     "  -h, --help       print this help\n";
-
-/* ---- names ---- */
-
-const char *plot_source_name(const char *file)
-{
-    if (strcmp(file, "-") == 0) return "stdin";
-    const char *slash = strrchr(file, '/');
-    return slash && slash[1] ? slash + 1 : file;
-}
-
-void plot_file_stem(const char *file, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", plot_source_name(file));
-    char *dot = strrchr(buf, '.');
-    if (dot && dot != buf) *dot = '\0';
-    if (!buf[0] || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0) snprintf(buf, len, "profile");
-}
-
-/* ---- the rate and the tags ---- */
-
-static int find_rate(const struct profile *p, const char *name, size_t *out)
-{
-    for (size_t i = 0; i < p->nrates; i++)
-        if (name ? strcmp(p->rates[i].name, name) == 0 : strcasecmp(p->rates[i].name, "ipc") == 0) {
-            *out = i;
-            return 0;
-        }
-    return -1;
-}
-
-size_t plot_default_rate(const struct profile *p)
-{
-    size_t r = 0;
-    find_rate(p, NULL, &r);
-    return r;
-}
-
-static int unknown_rate(const struct profile *p, const char *name, const char *cmd)
-{
-    char *list = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&list, &len);
-    if (f) {
-        for (size_t i = 0; i < p->nrates; i++)
-            fprintf(f, "%s%s", i ? ", " : "", p->rates[i].name);
-        fclose(f);
-    }
-    if (p->nrates == 0)
-        usage_error(cmd, "no rate '%s' in %s: it has no rates (no counters were read)", name,
-                    p->file);
-    else
-        usage_error(cmd, "no rate '%s' in %s (rates: %s)", name, p->file, list ? list : "?");
-    free(list);
-    return EXIT_USAGE_ERROR;
-}
-
-/* The top `top` tag entries by samples (not `other`), named; NULL if memory ran out. */
-static struct named_tag *top_tags(const struct profile *p, long top, size_t *n)
-{
-    size_t all;
-    struct named_tag *t = named_tags(p, 0, &all);
-    if (!t) return NULL;
-    for (size_t i = (size_t)top; i < all; i++) { /* keep the names of the top ones only */
-        free(t[i].name);
-        t[i].name = NULL;
-    }
-    *n = (size_t)top < all ? (size_t)top : all;
-    return t;
-}
-
-int plot_ctx_init(struct plot_ctx *c, const struct profile *p, const char *file, const char *rate,
-                  long top, const char *cmd)
-{
-    *c = (struct plot_ctx){.p = p, .source = plot_source_name(file), .kind = SVG_DOCUMENT};
-    if (rate && find_rate(p, rate, &c->rate) != 0) return unknown_rate(p, rate, cmd);
-    if (!rate) c->rate = plot_default_rate(p);
-    c->top = top_tags(p, top, &c->ntop);
-    if (!c->top) {
-        fprintf(stderr, "shimview: %s: out of memory\n", p->file);
-        return EXIT_FILE_ERROR;
-    }
-    return 0;
-}
-
-void plot_ctx_free(struct plot_ctx *c)
-{
-    named_tags_free(c->top, c->ntop);
-    c->top = NULL;
-    c->ntop = 0;
-}
-
-/* ---- writing ---- */
-
-int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
-                    const struct plot_ctx *c)
-{
-    struct output out;
-    if (output_open(&out, path) != 0) return EXIT_FILE_ERROR;
-    int rc = draw(out.f, c);
-    if (rc != 0)
-        fprintf(stderr, "shimview: %s: out of memory while drawing\n",
-                out.f == stdout ? "standard output" : path);
-    int to_stdout = out.f == stdout;
-    if (output_close(&out, rc != 0) != 0) return EXIT_FILE_ERROR;
-    if (!to_stdout) printf("%s\n", path);
-    return 0;
-}
 
 /* Write one figure to DIR/STEM-SUFFIX.svg and print its path; 0, or EXIT_FILE_ERROR with
  * a message (and no file left behind). */

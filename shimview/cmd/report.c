@@ -32,10 +32,11 @@
 #include "commands.h"
 #include "markup.h"
 #include "match.h"
+#include "numbers.h"
 #include "plot.h"
 #include "profile.h"
 #include "profile_threads.h"
-#include "report.h"
+#include "rates.h"
 #include "loss.h"
 #include "rows.h"
 #include "sparkline.h"
@@ -495,9 +496,8 @@ static int print_text(const struct profile *p, const struct profile *view,
     struct report_out o = {.f = stdout, .fmt = REPORT_TEXT, .per_thread = opt->per_thread};
     const struct profile *rows = opt->per_thread ? p : view;
     int on = opt->sparklines < 0 ? isatty(STDOUT_FILENO) : opt->sparklines;
-    struct sparkline_look sl =
-        rows_sparkline_look(p, on ? (long)plot_default_rate(p) : -1,
-                            on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
+    struct sparkline_look sl = rows_sparkline_look(
+        p, on ? (long)rates_default(p) : -1, on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
     print_header(&o, p);
     fputc('\n', o.f);
     int rc = print_tags(&o, rows, rows_wanted(opt), &sl);

@@ -16,9 +16,8 @@
  */
 #include "calltree.h"
 #include "commands.h"
-#include "pass_table.h"
+#include "numbers.h"
 #include "profile_threads.h"
-#include "report.h"
 #include "stats.h"
 #include "table.h"
 #include "tags.h"

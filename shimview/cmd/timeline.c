@@ -25,8 +25,10 @@
  * profile. Time is the profile's calibrated TSC frequency, as in every trace command.
  */
 #include "commands.h"
+#include "numbers.h"
 #include "plot.h"
 #include "trace.h"
+#include "value_names.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -19,6 +19,7 @@
  */
 #include "calltree.h"
 #include "commands.h"
+#include "numbers.h"
 #include "sparkline.h"
 #include "stats.h"
 #include "table.h"

@@ -1,5 +1,6 @@
 /*
- * export.h -- what the formats of `shimview export` share (export.c).
+ * export.h -- what the formats of `shimview export` share, sectioned by the file that
+ * defines each part.
  *
  * Two formats read the trace (perfetto, csv) and stream it; two read only the profile's
  * tag entries (pprof, folded) and show each tag tuple as a stack: its calling context's
@@ -14,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+/* ---- export.c ---- */
 
 struct export_options {
     const char *format, *output, *trace, *file;
@@ -54,8 +57,19 @@ struct export_stack {
 int export_stack(const struct export_ctx *x, const struct profile_tag *t, struct export_stack *s);
 void export_stack_free(struct export_stack *s);
 
+/* Which slots' values are frames (export_ctx.slot_frame); NULL if memory ran out. */
+unsigned char *export_slot_frames(const struct profile *p);
+
 /* The writers: 0, or EXIT_FILE_ERROR after a message. Write errors show in ferror(f). */
+int export_folded(FILE *f, const struct export_ctx *x);
+int export_csv(FILE *f, const struct export_ctx *x);
+
+/* ---- export_perfetto.c ---- */
+
 int export_perfetto(FILE *f, const struct export_ctx *x);
+
+/* ---- export_pprof.c ---- */
+
 int export_pprof(FILE *f, const struct export_ctx *x);
 
 #endif /* SHIMVIEW_EXPORT_H */

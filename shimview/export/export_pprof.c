@@ -23,7 +23,7 @@
  * and so are a value's location and a module's mapping (a profile has a few thousand tag
  * entries at most); a function's location is found through its index in the profile.
  */
-#include "commands.h"
+#include "usage.h"
 #include "export.h"
 #include "pprof.pb-c.h"
 

@@ -26,46 +26,13 @@
  * compiler pass adds to `functions`, and `paths`, with the same lookups.
  */
 #include "profile_cct.h"
+#include "keys.h"
 #include "profile_pass.h"
 
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- sorted lookups ---- */
-
-static int by_key(const void *a, const void *b)
-{
-    const struct key_ref *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-struct key_ref *key_index(const void *base, size_t n, size_t size, size_t offset)
-{
-    struct key_ref *k = malloc((n ? n : 1) * sizeof *k);
-    if (!k) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&k[i].key, (const char *)base + i * size + offset, sizeof k[i].key);
-        k[i].i = i;
-    }
-    qsort(k, n, sizeof *k, by_key);
-    return k;
-}
-
-long key_find(const struct key_ref *k, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (k[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && k[lo].key == key ? (long)k[lo].i : -1;
-}
 
 /* The first key that two elements share, as a message on the later one's member. */
 static int key_distinct(struct reader *r, const struct key_ref *k, size_t n, const char *array,

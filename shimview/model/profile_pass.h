@@ -7,7 +7,7 @@
 #define SHIMVIEW_PROFILE_PASS_H
 
 #include "profile.h"
-#include "profile_cct.h"
+#include "keys.h"
 #include "reader.h"
 
 /* The reserved slots the pass writes (signals/path.h): the function, the loop; a loop

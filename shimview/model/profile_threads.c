@@ -18,7 +18,7 @@
  * observer's CPUs are numbers, `thread_identity.why` is a string or null.
  */
 #include "profile_threads.h"
-#include "profile_cct.h"
+#include "keys.h"
 
 #include <stddef.h>
 #include <stdlib.h>

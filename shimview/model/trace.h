@@ -88,49 +88,8 @@ static inline double trace_seconds(const struct trace *t, double cycles)
 
 /* What the trace commands share: load the profile `file`, read its trace member, open
  * the trace (`override` instead when not NULL). 0, or an exit status after a message
- * (commands.h); *p is NULL then. */
+ * (usage.h); *p is NULL then. */
 int trace_command_open(const char *file, const char *override, struct profile **p,
                        struct trace_info *ti, struct trace *t);
-
-/* ---- the names of tag values ---- */
-
-/* What each (slot, value) is called, from the profile's tag entries. */
-struct value_name {
-    uint64_t value;
-    const char *name;
-};
-
-struct value_names {
-    const struct profile *p;
-    size_t *n;                   /* per slot */
-    struct value_name **by_slot; /* per slot, sorted by value */
-    char **owned;                /* names made here (functions, contexts, loops), to free */
-    size_t nowned, cap_owned;
-};
-
-/* Open for reading a file a profile names (a trace, a source file). Whatever is at the
- * path, this never waits (a FIFO planted there would hang the command), and what is not
- * a regular file is refused: the stream, or NULL with *err an errno or
- * NAMED_NOT_REGULAR, which named_file_strerror() words. */
-#define NAMED_NOT_REGULAR (-1)
-FILE *named_file_open(const char *path, int *err);
-const char *named_file_strerror(int err);
-
-/* A path a profile names (a trace, a source file), to be read: as given when it exists,
- * is absolute, or is not from_profile (the user typed it), else in the profile's
- * directory when it exists there. Allocated; NULL if memory ran out. */
-char *profile_resolve_path(const struct profile *p, const char *given, int from_profile);
-
-/* 0, or -1 if memory ran out. */
-int value_names_init(struct value_names *vn, const struct profile *p);
-void value_names_free(struct value_names *vn);
-
-/* The name of value in slot: its name from the profile, else "slotname=value". */
-const char *value_names_get(const struct value_names *vn, size_t slot, uint64_t value, char *buf,
-                            size_t len);
-
-/* A frame or slice name: name when there is one, else "slotname=value", in buf. */
-const char *tag_value_label(const char *slot_name, const char *name, uint64_t value, char *buf,
-                            size_t len);
 
 #endif /* SHIMVIEW_TRACE_H */

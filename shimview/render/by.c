@@ -10,6 +10,7 @@
  * so a reader can pool slots or tags itself.
  */
 #include "by.h"
+#include "numbers.h"
 #include "plot.h"
 #include "tags.h"
 

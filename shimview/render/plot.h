@@ -9,8 +9,9 @@
  * except short labels placed where nothing else is drawn, which is how the figures avoid
  * overlapping text without a layout engine.
  *
- * plot_axis.c implements the helpers; plot_hist.c, plot_cdf.c and plot_sampling.c draw
- * one figure each from a struct plot_ctx that plot.c fills.
+ * plot_axis.c implements the helpers; plot_hist.c, plot_cdf.c, plot_sampling.c and
+ * plot_by.c draw one figure each from a struct plot_ctx that plot_ctx.c fills. The
+ * declarations below are sectioned by the file that defines them.
  */
 #ifndef SHIMVIEW_PLOT_H
 #define SHIMVIEW_PLOT_H
@@ -45,6 +46,8 @@
 #define PLOT_GRID      "#e4e4e4"
 #define PLOT_AXIS      "#333333"
 
+/* ---- plot_ctx.c ---- */
+
 /* One tag chosen for the figures: its entry and its display name. */
 struct plot_ctx {
     const struct profile *p;     /* for `plot` and `html`, the profile's threads folded together
@@ -75,35 +78,19 @@ int plot_ctx_init(struct plot_ctx *c, const struct profile *p, const char *file,
                   long top, const char *cmd);
 void plot_ctx_free(struct plot_ctx *c);
 
-/* The rate drawn when none is asked for: ipc when the profile has it, else its first. */
-size_t plot_default_rate(const struct profile *p);
-
 /* The file name without its directory; "stdin" for "-". */
 const char *plot_source_name(const char *file);
 /* The stem output files are named after: the file name without ".json" (or whatever
  * extension it has), "profile" if nothing is left. */
 void plot_file_stem(const char *file, char *buf, size_t len);
 
-/* The command line `plot` and `html` share: [--rate NAME] [--top N] [-o OUT] FILE. */
-struct plot_options {
-    const char *rate;   /* NULL: the default rate */
-    long top;           /* default 4 */
-    const char *output; /* -o: plot's directory, html's page; NULL: the command's default */
-    const char *file;
-};
-
-/* Command cmd: parse (argc, argv) as plot_options (usage: the --help text; output: what
- * -o names, "a directory", for messages), load the profile, fold its threads together,
- * set up the figures' context (c->p the folded view, c->whole the profile) and call run,
- * which returns the exit status. The exit status (commands.h). */
-int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
-                 int (*run)(const struct plot_options *o, struct plot_ctx *c));
-
 /* Write path whole with draw(f, c) (output.h: beside it, then renamed) and print the
  * path; "-" writes to standard output (and prints nothing else). 0, or EXIT_FILE_ERROR
  * with a message, leaving what was at the path as it was. */
 int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
                     const struct plot_ctx *c);
+
+/* ---- plot_axis.c ---- */
 
 /* A map from data values [d0, d1] to pixels [r0, r1], linear or log10. */
 struct plot_scale {
@@ -168,12 +155,25 @@ const char *plot_fmt_share(double percent, char *buf, size_t len);
 /* A value with 3 significant digits, thousands separated: 0.0123, 1.23, 117, 12,345. */
 const char *plot_fmt_value(double v, char *buf, size_t len);
 
-/* The figures; 0, or -1 if memory ran out. Writing errors show in ferror(f). */
-int plot_hist_write(FILE *f, const struct plot_ctx *c);
+/* The figures, one file each, draw one figure from c: 0, or -1 if memory ran out.
+ * Writing errors show in ferror(f). */
+
+/* ---- plot_cdf.c ---- */
+
 int plot_cdf_write(FILE *f, const struct plot_ctx *c);
+
+/* ---- plot_sampling.c ---- */
+
 int plot_sampling_write(FILE *f, const struct plot_ctx *c);
+
+/* ---- plot_by.c ---- */
+
 /* One rate per bucket of another, for the top tags; only for a profile with `by`. */
 int plot_by_write(FILE *f, const struct plot_ctx *c);
+
+/* ---- plot_hist.c ---- */
+
+int plot_hist_write(FILE *f, const struct plot_ctx *c);
 
 /* Shared by the two rate figures. */
 

@@ -9,6 +9,7 @@
  * touch. A log axis spanning less than a factor of ten or so gets linear ticks, since
  * "0.4 0.5 0.6 ... 1.6" says more than a single labelled "1".
  */
+#include "numbers.h"
 #include "plot.h"
 
 #include <math.h>

@@ -17,6 +17,7 @@
  * of the axis, fenced off by a dashed line and labelled "< lo" or "≥ hi".
  */
 #include "by.h"
+#include "numbers.h"
 #include "plot.h"
 
 #include <math.h>

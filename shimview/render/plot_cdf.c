@@ -19,6 +19,7 @@
  * side of the other. Per-tag curves of two profiles would be too many lines to read; the
  * histogram figure compares tags.
  */
+#include "numbers.h"
 #include "plot.h"
 
 #include <math.h>

@@ -19,6 +19,7 @@
  * both on one y scale: A's bars filled, B's as an outline over them, so neither hides
  * the other and where they part is plain; a key above the panels names the two files.
  */
+#include "numbers.h"
 #include "plot.h"
 #include "stats.h"
 

@@ -17,6 +17,7 @@
  * axis, so the heights compare fairly across the axis. Counts are on a log axis too,
  * with its floor below one so a bucket holding a single sample still shows.
  */
+#include "numbers.h"
 #include "plot.h"
 #include "stats.h"
 

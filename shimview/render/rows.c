@@ -15,6 +15,7 @@
  * their rows have no slot values.
  */
 #include "rows.h"
+#include "numbers.h"
 #include "profile_threads.h"
 #include "stats.h"
 
