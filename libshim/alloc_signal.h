@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "run.h"
+#include "internal.h"
 #include "signal_block.h"
 
 enum { ALLOC_ABSENT = -1, ALLOC_UNREADABLE = -2 };

@@ -1,7 +1,7 @@
 /*
  * keeper.h -- the thread that grows the observers' attribution stores ahead of need.
  *
- * Owned by keeper.c; started and stopped by lifecycle.c.
+ * Owned by keeper.c; started and stopped by observers.c.
  */
 #ifndef SHIM_LIBSHIM_KEEPER_H
 #define SHIM_LIBSHIM_KEEPER_H

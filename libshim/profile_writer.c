@@ -25,7 +25,7 @@
 #include "cct_profile.h"
 #include "path.h"
 #include "names.h"
-#include "run.h"
+#include "internal.h"
 
 static json_t *jreal(double v)
 {
