@@ -22,6 +22,7 @@
 #include <hwloc.h>
 
 #include "cct.h"
+#include "formats/profile.h"
 #include "cct_profile.h"
 #include "path.h"
 #include "names.h"
@@ -425,10 +426,10 @@ static json_t *profile_json(const struct shim_run *r)
         " s:{s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I}},"
         " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o, s:o}",
-        "format", "shim-profile", "version", 1, "shim_version", version, "program", "path",
-        jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid, "argv", argv_json(),
-        "config", config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
-        "start_unix_ns", (json_int_t)r->start.real_ns, "duration_ns",
+        "format", PROFILE_FORMAT_NAME, "version", PROFILE_FORMAT_VERSION, "shim_version", version,
+        "program", "path", jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid,
+        "argv", argv_json(), "config", config_json(r), "machine", machine_json(r), "placement",
+        placement_json(r), "run", "start_unix_ns", (json_int_t)r->start.real_ns, "duration_ns",
         (json_int_t)(r->end.mono_ns - r->start.mono_ns), "tsc_cycles",
         (json_int_t)(o->last_tsc - o->first_tsc), "signals", signals, "rates", rates, "samples",
         "total", (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",

@@ -133,7 +133,8 @@ int main(int argc, char **argv)
             print_main_usage(stdout);
             return finish(0);
         case 'V':
-            printf("shimview %s (profile format version 1)\n", SHIMVIEW_VERSION);
+            printf("shimview %s (profile format version %d)\n", SHIMVIEW_VERSION,
+                   PROFILE_FORMAT_VERSION);
             return finish(0);
         default:
             return option_error(NULL, opt, argv);

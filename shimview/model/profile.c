@@ -629,9 +629,9 @@ static int read_header(struct reader *r, const json_t *root, struct profile *p)
 {
     const char *format;
     if (member_string(r, root, "format", &format)) return -1;
-    if (strcmp(format, "shim-profile") != 0) {
+    if (strcmp(format, PROFILE_FORMAT_NAME) != 0) {
         path_key(r, "format");
-        return reader_expected(r, json_object_get(root, "format"), "\"shim-profile\"");
+        return reader_expected(r, json_object_get(root, "format"), "\"" PROFILE_FORMAT_NAME "\"");
     }
     if (member_u64(r, root, "version", &p->version)) return -1;
     size_t mark = path_key(r, "version");

@@ -17,13 +17,14 @@
 #ifndef SHIMVIEW_PROFILE_H
 #define SHIMVIEW_PROFILE_H
 
+#include "formats/profile.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
-/* The newest format version this reader knows. */
-#define PROFILE_FORMAT_VERSION 1
+/* The newest format version this reader knows: PROFILE_FORMAT_VERSION (formats/profile.h). */
 
 /* The largest file profile_load() reads, a whole number of MiB. A larger one is refused
  * from its size, before it is read, so a wrong argument cannot make shimview read a disk

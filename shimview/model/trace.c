@@ -34,8 +34,6 @@
 
 #define BLOCK_RECORDS 4096
 
-static const char magic[8] = {'S', 'H', 'I', 'M', 'T', 'R', 'C', '1'};
-
 /* ---- the profile's member ---- */
 
 int trace_info_read(const struct profile *p, struct trace_info *ti, char *err, size_t errlen)
@@ -118,15 +116,16 @@ static int read_at(struct trace *t, uint64_t index, unsigned char *rec)
 static int check_header(struct trace *t, const struct profile *p, const unsigned char *h, char *err,
                         size_t errlen)
 {
-    if (memcmp(h, magic, sizeof magic) != 0)
-        return fail(err, errlen, "%s: not a shim trace (it does not start with SHIMTRC1)", t->path);
-    t->version = le32(h + 8);
-    t->record_words = le32(h + 12);
-    t->n_tags = le32(h + 16);
-    t->n_rates = le32(h + 20);
-    t->header_tsc_hz = word_double(le64(h + 24));
-    t->first_tsc = le64(h + 32);
-    t->pid = le64(h + 40);
+    if (memcmp(h, TRACE_MAGIC, TRACE_MAGIC_BYTES) != 0)
+        return fail(err, errlen, "%s: not a shim trace (it does not start with " TRACE_MAGIC ")",
+                    t->path);
+    t->version = le32(h + TRACE_HEADER_VERSION);
+    t->record_words = le32(h + TRACE_HEADER_RECORD_WORDS);
+    t->n_tags = le32(h + TRACE_HEADER_TAGS);
+    t->n_rates = le32(h + TRACE_HEADER_RATES);
+    t->header_tsc_hz = word_double(le64(h + TRACE_HEADER_TSC_HZ));
+    t->first_tsc = le64(h + TRACE_HEADER_FIRST_TSC);
+    t->pid = le64(h + TRACE_HEADER_PID);
     if (t->version == 0 || t->version > TRACE_FORMAT_VERSION)
         return fail(err, errlen, "%s: trace format version %" PRIu32 "; this shimview reads %d",
                     t->path, t->version, TRACE_FORMAT_VERSION);
@@ -155,9 +154,9 @@ static int read_ends(struct trace *t, char *err, size_t errlen)
     errno = 0;
     if (t->nrecords == 0) return 0;
     if (read_at(t, 0, t->buf) != 0) goto bad;
-    t->t0 = le64(t->buf + 8);
+    t->t0 = le64(t->buf + 8 * TRACE_WORD_START);
     if (read_at(t, t->nrecords - 1, t->buf) != 0) goto bad;
-    t->t_end = le64(t->buf + 8) + le64(t->buf + 16);
+    t->t_end = le64(t->buf + 8 * TRACE_WORD_START) + le64(t->buf + 8 * TRACE_WORD_CYCLES);
     if (t->t_end < t->t0) t->t_end = t->t0;
     if (fseeko(t->f, TRACE_HEADER_BYTES, SEEK_SET) != 0) goto bad;
     return 0;
@@ -218,11 +217,11 @@ int trace_next(struct trace *t, struct trace_record *r, char *err, size_t errlen
         t->words[i] = le64(b + 8 * i);
     for (size_t i = 0; i < t->n_rates; i++)
         t->rates[i] = word_double(t->words[TRACE_FIXED_WORDS + t->n_tags + i]);
-    *r = (struct trace_record){.seq = t->words[0],
-                               .start = t->words[1],
-                               .cycles = t->words[2],
-                               .flags = t->words[3],
-                               .thread = t->words[4],
+    *r = (struct trace_record){.seq = t->words[TRACE_WORD_SEQ],
+                               .start = t->words[TRACE_WORD_START],
+                               .cycles = t->words[TRACE_WORD_CYCLES],
+                               .flags = t->words[TRACE_WORD_FLAGS],
+                               .thread = t->words[TRACE_WORD_THREAD],
                                .tags = t->words + TRACE_FIXED_WORDS,
                                .rates = t->rates};
     if (t->read == 0)

@@ -16,21 +16,12 @@
 #ifndef SHIMVIEW_TRACE_H
 #define SHIMVIEW_TRACE_H
 
+#include "formats/trace.h"
 #include "profile.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#define TRACE_HEADER_BYTES   64
-#define TRACE_FORMAT_VERSION 1
-#define TRACE_FIXED_WORDS    5 /* seq, start, cycles, flags, thread */
-
-/* Bits of a record's flags. */
-#define TRACE_ATTRIBUTED 0x1u /* not interrupted */
-#define TRACE_RATED      0x2u /* the same thread at both ends */
-#define TRACE_KEPT       0x4u /* kept by DTE */
-#define TRACE_OTHER      0x8u /* the tag table was full */
 
 /* The profile's `trace` member. */
 struct trace_info {

@@ -1,0 +1,15 @@
+/*
+ * profile.h -- the profile's format (docs/profile-format.md): the name and the version
+ * its top-level `format` and `version` members carry, defined once for the writer
+ * (libshim/profile_writer.c) and the reader (shimview/model/profile.c).
+ *
+ * A reader takes every version up to PROFILE_FORMAT_VERSION and refuses a newer one,
+ * naming both.
+ */
+#ifndef SHIM_FORMATS_PROFILE_H
+#define SHIM_FORMATS_PROFILE_H
+
+#define PROFILE_FORMAT_NAME    "shim-profile"
+#define PROFILE_FORMAT_VERSION 1 /* the newest version written and read */
+
+#endif /* SHIM_FORMATS_PROFILE_H */
