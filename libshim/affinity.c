@@ -11,7 +11,7 @@
  * shim did keeps the program's: only a mask still equal to shim's is given back. The
  * log is the run's, guarded by the run's lock (run.c); the observer never reads it.
  */
-#include "affinity.h"
+#include "libshim/affinity.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "alloc_signal.h"
-#include "cct.h"
-#include "internal.h"
-#include "path.h"
-#include "signal_block.h"
-#include "thread_identity.h"
+#include "libshim/alloc_signal.h"
+#include "signals/cct.h"
+#include "libshim/internal.h"
+#include "signals/path.h"
+#include "signals/signal_block.h"
+#include "libshim/thread_identity.h"
 
 /* The calling thread's id as the thread word shows it: gettid(), or, in a PID namespace
  * of the process's own, the id BPF reports for it (primed); 0 when priming fails, and

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chain_store.h"
+#include "observer/chain_store.h"
 
 /* When the program ran instrumented code (-finstrument-functions, or the compiler pass,
  * whose function addresses the observer saw are `seen`), add `modules`, `functions`

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "libshim/internal.h"
 
 const char *shim_strerror(int err)
 {

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "libshim/internal.h"
 
 /* The reading for one opened event. */
 static unsigned add_reading(struct shim_run *r, struct probe_plan *p, const struct hw_event *ev,

@@ -16,13 +16,13 @@
 #include <semaphore.h>
 #include <sys/types.h>
 
-#include "config.h"
-#include "keeper.h"
-#include "machine.h"
-#include "observer.h"
-#include "affinity.h"
-#include "topology.h"
-#include "trace_writer.h"
+#include "libshim/config.h"
+#include "libshim/keeper.h"
+#include "libshim/machine.h"
+#include "observer/observer.h"
+#include "libshim/affinity.h"
+#include "libshim/topology.h"
+#include "libshim/trace_writer.h"
 
 /* ---- the run: filled by lifecycle.c and the files below, read by the profile writer ---- */
 

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "tag_table.h"
+#include "observer/tag_table.h"
 
 #define KEEPER_MAX_TABLES 130 /* a tag and a path table per observer (SHIM_MAX_OBSERVERS) */
 

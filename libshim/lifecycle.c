@@ -25,14 +25,14 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "cct.h"
-#include "internal.h"
-#include "names.h"
-#include "sidetable.h"
-#include "signal_block.h"
-#include "symbols.h"
-#include "termination.h"
-#include "thread_identity.h"
+#include "signals/cct.h"
+#include "libshim/internal.h"
+#include "libshim/names.h"
+#include "libshim/sidetable.h"
+#include "signals/signal_block.h"
+#include "libshim/symbols.h"
+#include "libshim/termination.h"
+#include "libshim/thread_identity.h"
 
 extern char **environ;
 

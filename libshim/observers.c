@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "signal_block.h"
-#include "thread_identity.h"
-#include "threads.h"
+#include "libshim/internal.h"
+#include "signals/signal_block.h"
+#include "libshim/thread_identity.h"
+#include "libshim/threads.h"
 
 /* The observer thread: it makes itself known (hardware events are opened for it by
  * thread id), then waits until the coordinator has built its plan, or given up. */

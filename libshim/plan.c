@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc_signal.h"
-#include "cct.h"
-#include "internal.h"
-#include "names.h"
-#include "path.h"
-#include "sidetable.h"
-#include "signal_block.h"
-#include "stackwalk.h"
-#include "symbols.h"
-#include "thread_identity.h"
+#include "libshim/alloc_signal.h"
+#include "signals/cct.h"
+#include "libshim/internal.h"
+#include "libshim/names.h"
+#include "signals/path.h"
+#include "libshim/sidetable.h"
+#include "signals/signal_block.h"
+#include "signals/stackwalk.h"
+#include "libshim/symbols.h"
+#include "libshim/thread_identity.h"
 
 /* Slots to read: the configured mask, or by default (0) the named ones (tags: and 0). */
 static unsigned slots_of(uint32_t mask, uint32_t named, uint32_t fallback, unsigned n,

@@ -21,12 +21,12 @@
 
 #include <hwloc.h>
 
-#include "cct.h"
+#include "signals/cct.h"
 #include "formats/profile.h"
-#include "cct_profile.h"
-#include "path.h"
-#include "names.h"
-#include "internal.h"
+#include "libshim/cct_profile.h"
+#include "signals/path.h"
+#include "libshim/names.h"
+#include "libshim/internal.h"
 
 static json_t *jreal(double v)
 {

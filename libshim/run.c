@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "libshim/internal.h"
 
 enum run_state { IDLE, RUNNING };
 

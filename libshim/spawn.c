@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "internal.h"
-#include "threads.h"
+#include "libshim/internal.h"
+#include "libshim/threads.h"
 
 extern char **environ;
 

@@ -15,8 +15,8 @@
  * before any instrumented code of the new thread; in sanitizer builds libshim therefore
  * defines no pthread_create of its own, and threads attach with shim_thread_attach().
  */
-#include "internal.h"
-#include "threads.h"
+#include "libshim/internal.h"
+#include "libshim/threads.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -15,9 +15,9 @@
  * would be truncated and keep its mode, a symlink) is never opened, and a reader never
  * finds a trace that is still being written.
  */
-#include "trace_writer.h"
+#include "libshim/trace_writer.h"
 
-#include "threads.h"
+#include "libshim/threads.h"
 
 #include <errno.h>
 #include <fcntl.h>

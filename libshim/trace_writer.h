@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "formats/trace.h"
-#include "observer.h"
+#include "observer/observer.h"
 
 struct trace_writer {
     struct trace_ring ring;

@@ -12,13 +12,13 @@
 
 #include <stdint.h>
 
-#include "chain_store.h"
+#include "observer/chain_store.h"
 #include "formats/trace.h"
-#include "loghist.h"
-#include "probe_plan.h"
-#include "tag_table.h"
-#include "stackwalk.h"
-#include "trace_ring.h"
+#include "observer/loghist.h"
+#include "observer/probe_plan.h"
+#include "observer/tag_table.h"
+#include "signals/stackwalk.h"
+#include "observer/trace_ring.h"
 
 /* Words of a trace record for this plan: seq, start, cycles, flags, thread, tags, rates;
  * the record's flags are formats/trace.h's (docs/trace-format.md). */

@@ -13,11 +13,11 @@
  * the light tail. The same callee called from two call sites is two sibling nodes; they
  * are marked as twins so a view can tell them apart by call site.
  */
-#include "calltree.h"
-#include "usage.h"
-#include "rates.h"
-#include "stats.h"
-#include "table.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/base/usage.h"
+#include "shimview/analysis/rates.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
 
 #include <inttypes.h>
 #include <math.h>

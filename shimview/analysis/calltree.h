@@ -17,8 +17,8 @@
 #ifndef SHIMVIEW_CALLTREE_H
 #define SHIMVIEW_CALLTREE_H
 
-#include "match.h"
-#include "profile.h"
+#include "shimview/analysis/match.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * why (samples.other_why), it could not grow in time. Profiles from before other_why
  * had a table of fixed size, so there every such sample was the table being full.
  */
-#include "loss.h"
+#include "shimview/analysis/loss.h"
 
 #include <inttypes.h>
 

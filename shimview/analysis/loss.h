@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 /* The sentence into buf (NUL-terminated, cut to len): 1 when some samples went to
  * `other`, 0 (buf empty) when every attributed sample is its own tuple's. */

@@ -14,12 +14,12 @@
  * merged bucket by bucket; a histogram of another layout, which the format allows but
  * shim does not write, has each bucket placed by its midpoint.
  */
-#include "match.h"
-#include "usage.h"
-#include "numbers.h"
-#include "profile_threads.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/analysis/match.h"
+#include "shimview/base/usage.h"
+#include "shimview/base/numbers.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>

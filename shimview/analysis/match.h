@@ -25,8 +25,8 @@
 #ifndef SHIMVIEW_MATCH_H
 #define SHIMVIEW_MATCH_H
 
-#include "profile.h"
-#include "tags.h"
+#include "shimview/model/profile.h"
+#include "shimview/analysis/tags.h"
 
 #include <stddef.h>
 

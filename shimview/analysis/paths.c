@@ -14,10 +14,10 @@
  * not a path of the function, or that the table does not number its paths the way its
  * `paths` says, and the caller is told which.
  */
-#include "paths.h"
-#include "calltree.h"
-#include "usage.h"
-#include "profile_pass.h"
+#include "shimview/analysis/paths.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/base/usage.h"
+#include "shimview/model/profile_pass.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

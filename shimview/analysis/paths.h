@@ -6,7 +6,7 @@
 #ifndef SHIMVIEW_PATHS_H
 #define SHIMVIEW_PATHS_H
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 #include <stdint.h>

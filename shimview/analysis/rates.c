@@ -3,9 +3,9 @@
  * default (ipc when the profile has it, else its first). A name that is not there is a
  * mistake on the command line, answered with the rates there are.
  */
-#include "rates.h"
+#include "shimview/analysis/rates.h"
 
-#include "usage.h"
+#include "shimview/base/usage.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef SHIMVIEW_RATES_H
 #define SHIMVIEW_RATES_H
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 

@@ -12,7 +12,7 @@
  * spread are kept with Welford's update instead, and the interval uses Student's t: with
  * three runs the normal 1.96 would claim an interval less than half as wide as it is.
  */
-#include "stats.h"
+#include "shimview/analysis/stats.h"
 
 #include <math.h>
 

@@ -8,10 +8,10 @@
  * so a report reads "heavy/main > heavy" or "sum/sum loop 1 (sum.c:12)", and `compare`
  * matches the same function or loop across two runs.
  */
-#include "tags.h"
-#include "calltree.h"
-#include "paths.h"
-#include "profile_threads.h"
+#include "shimview/analysis/tags.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/analysis/paths.h"
+#include "shimview/model/profile_threads.h"
 
 #include <inttypes.h>
 #include <stdio.h>

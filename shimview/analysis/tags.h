@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 struct named_tag {
     const struct profile_tag *tag;

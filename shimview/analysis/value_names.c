@@ -7,9 +7,9 @@
  * loop tags.c names). The names are gathered once per slot into an array sorted by
  * value, and each record's values are found by bisection.
  */
-#include "value_names.h"
+#include "shimview/analysis/value_names.h"
 
-#include "tags.h"
+#include "shimview/analysis/tags.h"
 
 #include <inttypes.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #ifndef SHIMVIEW_VALUE_NAMES_H
 #define SHIMVIEW_VALUE_NAMES_H
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 #include <stdint.h>

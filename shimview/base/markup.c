@@ -4,7 +4,7 @@
  * The escaper decodes UTF-8 itself rather than trusting it, so a name that is not valid
  * UTF-8 cannot make a figure ill-formed or a page mis-decode the bytes after it.
  */
-#include "markup.h"
+#include "shimview/base/markup.h"
 
 #include <string.h>
 

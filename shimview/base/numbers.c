@@ -3,7 +3,7 @@
  * and 123456 are told apart at a glance in a column. Used by every layer that writes a
  * count for a reader (tables, notes, legends); CSV keeps plain digits.
  */
-#include "numbers.h"
+#include "shimview/base/numbers.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -12,9 +12,9 @@
  * user reads from) cannot be replaced by a rename; it is written directly, and never
  * removed.
  */
-#include "output.h"
+#include "shimview/base/output.h"
 
-#include "usage.h"
+#include "shimview/base/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

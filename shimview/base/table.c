@@ -6,8 +6,8 @@
  * points, not bytes, so "±" and accented names align; wide (CJK) characters do not, a
  * limitation accepted for a terminal table.
  */
-#include "table.h"
-#include "markup.h"
+#include "shimview/base/table.h"
+#include "shimview/base/markup.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

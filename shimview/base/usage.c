@@ -5,7 +5,7 @@
  * starts with ':'), and words what getopt rejected, or a value it cannot take, the same
  * way: "shimview CMD: what was wrong", then "Try 'shimview CMD --help'.".
  */
-#include "usage.h"
+#include "shimview/base/usage.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -22,10 +22,10 @@
 #ifndef SHIMVIEW_COMMANDS_H
 #define SHIMVIEW_COMMANDS_H
 
-#include "calltree.h"
-#include "match.h"
-#include "profile.h"
-#include "usage.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/analysis/match.h"
+#include "shimview/model/profile.h"
+#include "shimview/base/usage.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,12 +19,12 @@
  * With -o DIR the first rows are also drawn, A over B, by the plot figures (plot_hist.c,
  * plot_cdf.c), which take a second profile for this.
  */
-#include "commands.h"
-#include "match.h"
-#include "plot.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/analysis/match.h"
+#include "shimview/render/plot.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -8,9 +8,9 @@
  * when written whole, as plot's do (output.c). pprof is binary and is not written to a
  * terminal.
  */
-#include "commands.h"
-#include "export.h"
-#include "output.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/export/export.h"
+#include "shimview/base/output.h"
 
 #include <getopt.h>
 #include <stdio.h>

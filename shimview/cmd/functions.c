@@ -14,14 +14,14 @@
  * through table.c, and hide rows beyond --top as `report` does. Their options and cells
  * are the ones every table command takes (view.c).
  */
-#include "calltree.h"
-#include "loss.h"
-#include "commands.h"
-#include "match.h"
-#include "numbers.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/analysis/loss.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/analysis/match.h"
+#include "shimview/base/numbers.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -21,11 +21,11 @@
  * text comes from report.c in its HTML form, so a page and a terminal report say the
  * same things in the same words.
  */
-#include "calltree.h"
-#include "commands.h"
-#include "markup.h"
-#include "match.h"
-#include "plot.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/markup.h"
+#include "shimview/analysis/match.h"
+#include "shimview/render/plot.h"
 
 #include <stdio.h>
 

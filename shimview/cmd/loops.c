@@ -14,14 +14,14 @@
  * a total per function, keeps every row a place in the code and every sample in one
  * row, so the shares add up and the table sorts as one list.
  */
-#include "calltree.h"
-#include "commands.h"
-#include "numbers.h"
-#include "paths.h"
-#include "profile_pass.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/analysis/paths.h"
+#include "shimview/model/profile_pass.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

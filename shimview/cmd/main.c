@@ -9,7 +9,7 @@
  * Global options stop at the first non-option (getopt "+"), so each command sees its
  * own options. Mistakes on the command line cost one line plus a hint and status 2.
  */
-#include "commands.h"
+#include "shimview/cmd/commands.h"
 
 #include <getopt.h>
 #include <stdio.h>

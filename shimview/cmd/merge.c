@@ -16,10 +16,10 @@
  * mean is over the runs where it has one. The `runs` columns say how many runs each mean
  * rests on.
  */
-#include "commands.h"
-#include "match.h"
-#include "stats.h"
-#include "table.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/analysis/match.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -8,11 +8,11 @@
  * gives it; and the rows print through the cells and options functions.c gives every
  * table, so the columns read alike across the views.
  */
-#include "commands.h"
-#include "numbers.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

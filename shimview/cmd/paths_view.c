@@ -13,15 +13,15 @@
  * prints one path block by block, with the text of its source lines when the file the
  * table names can be read, so a hot path reads as code.
  */
-#include "calltree.h"
-#include "commands.h"
-#include "files.h"
-#include "numbers.h"
-#include "paths.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
-#include "trace.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/model/files.h"
+#include "shimview/base/numbers.h"
+#include "shimview/analysis/paths.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
+#include "shimview/model/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -24,9 +24,9 @@
  * `report` shows them), and the samples of other processes and of the idle CPU are a tag
  * each, ranked after the program's.
  */
-#include "commands.h"
-#include "match.h"
-#include "plot.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/analysis/match.h"
+#include "shimview/render/plot.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -28,21 +28,21 @@
  * "label  text" lines become rows of a two-column table there, and the tables are
  * printed by table_print_html().
  */
-#include "by.h"
-#include "commands.h"
-#include "markup.h"
-#include "match.h"
-#include "numbers.h"
-#include "plot.h"
-#include "profile.h"
-#include "profile_threads.h"
-#include "rates.h"
-#include "loss.h"
-#include "rows.h"
-#include "sparkline.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/render/by.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/markup.h"
+#include "shimview/analysis/match.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/analysis/rates.h"
+#include "shimview/analysis/loss.h"
+#include "shimview/render/rows.h"
+#include "shimview/render/sparkline.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>

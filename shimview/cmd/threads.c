@@ -14,13 +14,13 @@
  * over the thread's kept periods. The grouping is pass_table.c's, by a key of (group,
  * tid), so the sums and cells are the ones those views print.
  */
-#include "calltree.h"
-#include "commands.h"
-#include "numbers.h"
-#include "profile_threads.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

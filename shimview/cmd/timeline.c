@@ -24,11 +24,11 @@
  * looking for most of them) leave the bands blank, as they count for no tag in the
  * profile. Time is the profile's calibrated TSC frequency, as in every trace command.
  */
-#include "commands.h"
-#include "numbers.h"
-#include "plot.h"
-#include "trace.h"
-#include "value_names.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/model/trace.h"
+#include "shimview/analysis/value_names.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -17,13 +17,13 @@
  * prints the same rows as an HTML table. The walk keeps its own stack, not the C one, so
  * a deep tree cannot overflow it.
  */
-#include "calltree.h"
-#include "commands.h"
-#include "numbers.h"
-#include "sparkline.h"
-#include "stats.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/sparkline.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -4,9 +4,9 @@
  * how many rows a table shows, and the cells of shares and rates, so that the same
  * number reads the same in every table.
  */
-#include "commands.h"
-#include "stats.h"
-#include "table.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
 
 #include <getopt.h>
 #include <inttypes.h>

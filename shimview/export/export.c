@@ -22,13 +22,13 @@
  *
  * This file holds the stacks pprof and folded share, and the folded and csv writers.
  */
-#include "calltree.h"
-#include "export.h"
-#include "profile_threads.h"
-#include "table.h"
-#include "tags.h"
-#include "usage.h"
-#include "value_names.h"
+#include "shimview/analysis/calltree.h"
+#include "shimview/export/export.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
+#include "shimview/base/usage.h"
+#include "shimview/analysis/value_names.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -10,8 +10,8 @@
 #ifndef SHIMVIEW_EXPORT_H
 #define SHIMVIEW_EXPORT_H
 
-#include "profile.h"
-#include "trace.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/trace.h"
 
 #include <stddef.h>
 #include <stdio.h>

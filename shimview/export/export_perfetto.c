@@ -23,9 +23,9 @@
  * object and dumped on its own, and the array around them is written by hand, so the
  * export streams: memory holds a run per slot and a bin per rate, never the records.
  */
-#include "usage.h"
-#include "export.h"
-#include "value_names.h"
+#include "shimview/base/usage.h"
+#include "shimview/export/export.h"
+#include "shimview/analysis/value_names.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -23,9 +23,9 @@
  * and so are a value's location and a module's mapping (a profile has a few thousand tag
  * entries at most); a function's location is found through its index in the profile.
  */
-#include "usage.h"
-#include "export.h"
-#include "pprof.pb-c.h"
+#include "shimview/base/usage.h"
+#include "shimview/export/export.h"
+#include "shimview/export/pprof.pb-c.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * is found is opened for reading without waiting (a FIFO planted at the path would hang
  * the command) and refused unless it is a regular file.
  */
-#include "files.h"
+#include "shimview/model/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

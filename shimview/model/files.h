@@ -4,7 +4,7 @@
 #ifndef SHIMVIEW_FILES_H
 #define SHIMVIEW_FILES_H
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stdio.h>
 

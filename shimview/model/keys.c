@@ -4,7 +4,7 @@
  * in n log n. Every part of the reader that ties one member to another by a number
  * (profile_cct.c, profile_pass.c, profile_threads.c) uses these.
  */
-#include "keys.h"
+#include "shimview/model/keys.h"
 
 #include <stdlib.h>
 #include <string.h>

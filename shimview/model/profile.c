@@ -23,11 +23,11 @@
  * reads) are read as optional. A path entry of `paths` is read by the code that reads a
  * tag entry, with its own tuple.
  */
-#include "profile.h"
-#include "profile_cct.h"
-#include "profile_pass.h"
-#include "profile_threads.h"
-#include "reader.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/profile_cct.h"
+#include "shimview/model/profile_pass.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/model/reader.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -25,9 +25,9 @@
  * threads, functions or tag entries loads in n log n. profile_pass.c reads what the
  * compiler pass adds to `functions`, and `paths`, with the same lookups.
  */
-#include "profile_cct.h"
-#include "keys.h"
-#include "profile_pass.h"
+#include "shimview/model/profile_cct.h"
+#include "shimview/model/keys.h"
+#include "shimview/model/profile_pass.h"
 
 #include <inttypes.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
 #ifndef SHIMVIEW_PROFILE_CCT_H
 #define SHIMVIEW_PROFILE_CCT_H
 
-#include "profile.h"
-#include "reader.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/reader.h"
 
 /* Read and check `modules`, `functions` and `cct` of root into p (each optional), then
  * set every tag entry's function and context. 0, or -1 with the message set. */

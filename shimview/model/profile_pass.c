@@ -22,7 +22,7 @@
  * and number agree with one another and with the function's table. A function address
  * that `functions` does not list is not an error: the views show it by its address.
  */
-#include "profile_pass.h"
+#include "shimview/model/profile_pass.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
 #ifndef SHIMVIEW_PROFILE_PASS_H
 #define SHIMVIEW_PROFILE_PASS_H
 
-#include "profile.h"
-#include "keys.h"
-#include "reader.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/keys.h"
+#include "shimview/model/reader.h"
 
 /* The reserved slots the pass writes (signals/path.h): the function, the loop; a loop
  * signal is the function's address | loop number << PROFILE_LOOP_SHIFT. */

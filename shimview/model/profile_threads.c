@@ -17,8 +17,8 @@
  * tid of 0 in the list is refused (the idle task is no thread of the program), an
  * observer's CPUs are numbers, `thread_identity.why` is a string or null.
  */
-#include "profile_threads.h"
-#include "keys.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/model/keys.h"
 
 #include <stddef.h>
 #include <stdlib.h>

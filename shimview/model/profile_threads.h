@@ -12,8 +12,8 @@
 #ifndef SHIMVIEW_PROFILE_THREADS_H
 #define SHIMVIEW_PROFILE_THREADS_H
 
-#include "profile.h"
-#include "reader.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/reader.h"
 
 /* The rows the samples of other threads are shown as, wherever tags are listed. */
 #define THREADS_OTHER_NAME "(other processes)"

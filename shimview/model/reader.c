@@ -20,7 +20,7 @@
  * The path buffer is fixed: the format nests a handful of levels, and should a path ever
  * outgrow it, the message shows a truncated path rather than failing.
  */
-#include "reader.h"
+#include "shimview/model/reader.h"
 
 #include <errno.h>
 #include <math.h>

@@ -17,11 +17,11 @@
  * every period is recorded or dropped for one of two reasons, so records + dropped_full
  * + dropped_limit is samples.total, and a record holds 5 + slots + rates words.
  */
-#include "trace.h"
+#include "shimview/model/trace.h"
 
-#include "files.h"
-#include "reader.h"
-#include "usage.h"
+#include "shimview/model/files.h"
+#include "shimview/model/reader.h"
+#include "shimview/base/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

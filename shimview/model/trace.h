@@ -17,7 +17,7 @@
 #define SHIMVIEW_TRACE_H
 
 #include "formats/trace.h"
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 #include <stdint.h>

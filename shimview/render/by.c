@@ -9,10 +9,10 @@
  * record per tag and slot with every slot, the shape a script wants, and carries the sums
  * so a reader can pool slots or tags itself.
  */
-#include "by.h"
-#include "numbers.h"
-#include "plot.h"
-#include "tags.h"
+#include "shimview/render/by.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/analysis/tags.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -10,8 +10,8 @@
 #ifndef SHIMVIEW_BY_H
 #define SHIMVIEW_BY_H
 
-#include "profile.h"
-#include "table.h"
+#include "shimview/model/profile.h"
+#include "shimview/base/table.h"
 
 #include <stddef.h>
 

@@ -16,9 +16,9 @@
 #ifndef SHIMVIEW_PLOT_H
 #define SHIMVIEW_PLOT_H
 
-#include "profile.h"
-#include "tags.h"
-#include "svg.h"
+#include "shimview/model/profile.h"
+#include "shimview/analysis/tags.h"
+#include "shimview/render/svg.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * touch. A log axis spanning less than a factor of ten or so gets linear ticks, since
  * "0.4 0.5 0.6 ... 1.6" says more than a single labelled "1".
  */
-#include "numbers.h"
-#include "plot.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
 
 #include <math.h>
 #include <stdarg.h>

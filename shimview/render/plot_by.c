@@ -16,9 +16,9 @@
  * linear axis; when a drawn tag has periods there, each gets a zone of its own at its end
  * of the axis, fenced off by a dashed line and labelled "< lo" or "≥ hi".
  */
-#include "by.h"
-#include "numbers.h"
-#include "plot.h"
+#include "shimview/render/by.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
 
 #include <math.h>
 #include <stdio.h>

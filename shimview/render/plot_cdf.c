@@ -19,8 +19,8 @@
  * side of the other. Per-tag curves of two profiles would be too many lines to read; the
  * histogram figure compares tags.
  */
-#include "numbers.h"
-#include "plot.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,10 +6,10 @@
  * `plot`, `html`, `compare` and `timeline` each fill one context and hand it to the
  * figures they draw, so a tag is named and ranked alike in all of them.
  */
-#include "output.h"
-#include "plot.h"
-#include "rates.h"
-#include "usage.h"
+#include "shimview/base/output.h"
+#include "shimview/render/plot.h"
+#include "shimview/analysis/rates.h"
+#include "shimview/base/usage.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,9 +19,9 @@
  * both on one y scale: A's bars filled, B's as an outline over them, so neither hides
  * the other and where they part is plain; a key above the panels names the two files.
  */
-#include "numbers.h"
-#include "plot.h"
-#include "stats.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/analysis/stats.h"
 
 #include <math.h>
 #include <stdio.h>

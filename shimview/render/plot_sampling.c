@@ -17,9 +17,9 @@
  * axis, so the heights compare fairly across the axis. Counts are on a log axis too,
  * with its floor below one so a bucket holding a single sample still shows.
  */
-#include "numbers.h"
-#include "plot.h"
-#include "stats.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/analysis/stats.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -14,10 +14,10 @@
  * the samples of other processes and of the idle CPU are no tags of the program, so
  * their rows have no slot values.
  */
-#include "rows.h"
-#include "numbers.h"
-#include "profile_threads.h"
-#include "stats.h"
+#include "shimview/render/rows.h"
+#include "shimview/base/numbers.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/analysis/stats.h"
 
 #include <inttypes.h>
 #include <math.h>

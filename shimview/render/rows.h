@@ -6,10 +6,10 @@
 #ifndef SHIMVIEW_ROWS_H
 #define SHIMVIEW_ROWS_H
 
-#include "profile.h"
-#include "sparkline.h"
-#include "table.h"
-#include "tags.h"
+#include "shimview/model/profile.h"
+#include "shimview/render/sparkline.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * in one bucket (often at 0), and a log scale would make that spike look like its
  * neighbours, while plain rounding would erase the rest of the distribution.
  */
-#include "sparkline.h"
-#include "plot.h"
+#include "shimview/render/sparkline.h"
+#include "shimview/render/plot.h"
 
 #include <langinfo.h>
 #include <locale.h>

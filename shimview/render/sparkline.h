@@ -13,7 +13,7 @@
 #ifndef SHIMVIEW_SPARKLINE_H
 #define SHIMVIEW_SPARKLINE_H
 
-#include "profile.h"
+#include "shimview/model/profile.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * document (C0 controls, U+FFFE, U+FFFF, bytes that are not UTF-8) becomes U+FFFD, so no
  * tag name can make a figure ill-formed.
  */
-#include "svg.h"
-#include "markup.h"
+#include "shimview/render/svg.h"
+#include "shimview/base/markup.h"
 
 #include <math.h>
 #include <stdarg.h>
