@@ -1,7 +1,8 @@
 /*
  * profile_pass.h -- the loader's part for what the compiler pass adds to a profile
  * (profile_pass.c): each function's side table, the top-level `paths`, and the tag
- * entries tied to the functions and loops their slots 8 and 10 name.
+ * entries tied to the functions and loops their slots 8 and 10 name; and the reading of
+ * one entry, which profile.c does for the tag entries and lends to the paths'.
  */
 #ifndef SHIMVIEW_PROFILE_PASS_H
 #define SHIMVIEW_PROFILE_PASS_H
@@ -16,6 +17,8 @@
 #define PROFILE_SLOT_LOOP     10
 #define PROFILE_LOOP_SHIFT    48
 
+/* ---- profile_pass.c ---- */
+
 /* Read and check `functions[].pass` and `paths` of root into p, after `functions` (and
  * `cct`, if any) were read, with the functions indexed by id and by address; then tie
  * every tag entry to the function and the loop its slots 8 and 10 name. 0, or -1 with
@@ -26,8 +29,10 @@ int profile_read_pass(struct reader *r, const json_t *root, struct profile *p,
 /* Free what profile_read_pass allocated (also after it failed half-way). */
 void profile_pass_free(struct profile *p);
 
-/* profile.c: one entry of `paths.entries` (is_other 0) or `paths.other` (1) read as a tag
- * entry is, with the tuple [function address, path number]; and freeing an entry. */
+/* ---- profile.c ---- */
+
+/* One entry of `paths.entries` (is_other 0) or `paths.other` (1) read as a tag entry is,
+ * with the tuple [function address, path number]; and freeing an entry. */
 int profile_read_entry(struct reader *r, const json_t *v, struct profile_tag *t,
                        const struct profile *p, int is_other);
 void profile_free_entry(struct profile_tag *t, size_t nrates);
