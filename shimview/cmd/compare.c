@@ -3,8 +3,6 @@
  * differences (the SHIM paper's DVFS and prefetching case studies: one program run under
  * two configurations, and the question of what changed where).
  *
- *     shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR] A B
- *
  * Tags are matched by name with the thread word ignored (match.h), since the tids of two
  * runs differ. For each tag the table gives the share of samples in A and in B and the
  * difference B - A in percentage points, with the 95% interval of a difference of two
@@ -58,7 +56,7 @@ const char compare_usage[] =
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
     "      --csv         print only the table, as CSV with a header row (columns:\n"
-    "                    shimview/README.md)\n"
+    "                    docs/shimview/compare.md)\n"
     "  -o, --output DIR  also draw A over B into DIR: STEMA-vs-STEMB-hist.svg (the\n"
     "                    rate's histogram for each of the first 4 tags, or N with\n"
     "                    --top) and STEMA-vs-STEMB-cdf.svg (the rate's distribution\n"

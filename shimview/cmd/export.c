@@ -2,8 +2,6 @@
  * export.c -- `shimview export`: a profile, or the trace it names, in a format other
  * tools read (the formats: export/).
  *
- *     shimview export --format FORMAT [-o FILE] [OPTIONS] PROFILE
- *
  * Output goes to standard output unless -o names a file, which reaches its path only
  * when written whole, as plot's do (output.c). pprof is binary and is not written to a
  * terminal.

@@ -2,9 +2,6 @@
  * functions.c -- `shimview functions` and `shimview contexts`: a calling-context profile
  * as a table per function and a table per context.
  *
- *     shimview functions [--rate NAME] [--sort incl|excl] [--top N | --all] [--csv] FILE
- *     shimview contexts  [--rate NAME] [--top N | --all] [--csv] FILE
- *
  * The function table answers "which functions cost the most, by themselves and with what
  * they call": each function's exclusive samples (its own code was running: slot 8 named
  * it) and inclusive ones (it was on the calling context's path: slot 9), with their shares

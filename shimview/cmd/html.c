@@ -1,8 +1,6 @@
 /*
  * html.c -- `shimview html`: a profile as one self-contained HTML page.
  *
- *     shimview html [--rate NAME] [--top N] [-o FILE] (FILE | -)
- *
  * The page holds what `report` prints and what `plot` draws, for someone who wants one
  * file to open, mail or keep beside a run: the run's facts, how the samples were taken
  * (samples, DTE, the sample period, shim's cost), the per-tag table with a sparkline of

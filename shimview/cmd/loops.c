@@ -2,8 +2,6 @@
  * loops.c -- `shimview loops`: where a program built with the compiler pass spent its
  * time, loop by loop.
  *
- *     shimview loops [--rate NAME] [--top N | --all] [--csv] FILE
- *
  * Slot 10 holds the loop executing now in the function executing now (docs/compiler-
  * pass.md): the function's address and the loop's number, 0 between its loops. The tag
  * entries that read one value are added up, whatever their thread and the program's own

@@ -2,8 +2,6 @@
  * merge.c -- `shimview merge`: several runs of one configuration as one table of means
  * with intervals across runs (what DCPI's dcpistats does for its profile databases).
  *
- *     shimview merge [--csv] [--top N | --all] FILE...
- *
  * One run's intervals speak of sampling noise within that run; runs differ by more than
  * that (placement, frequency, what else the machine did), and only repeating the run
  * shows by how much. So each tag's share and each rate's estimate are taken once per run
@@ -48,7 +46,7 @@ const char merge_usage[] =
     "  -n, --top N   show the N rows of largest mean share (default 20; CSV: all)\n"
     "  -a, --all     show every row\n"
     "      --csv     print only the table, as CSV with a header row (columns:\n"
-    "                shimview/README.md)\n"
+    "                docs/shimview/merge.md)\n"
     "  -h, --help    print this help\n";
 
 struct merge_options {

@@ -3,9 +3,6 @@
  * built with the compiler pass was executing when it was sampled, and one path shown as
  * the blocks and source lines it runs through.
  *
- *     shimview paths [--function NAME] [--rate NAME] [--top N | --all] [--csv] FILE
- *     shimview path FILE FUNCTION ID
- *
  * A path number means nothing by itself: it is the sum of the vals of the edges the path
  * took, so both commands regenerate it from the function's table (paths.c) to say how
  * long the path is, which lines it covers and how it begins and ends. `paths` adds up

@@ -1,9 +1,7 @@
 /*
  * plot.c -- `shimview plot`: a profile as SVG figures, one file per figure.
  *
- *     shimview plot [--rate NAME] [--top N] [-o DIR] (FILE | -)
- *
- * writes, into DIR (default: the current directory), files named after the profile
+ * It writes, into DIR (-o; default: the current directory), files named after the profile
  * (`run.json` gives `run-hist.svg`, ...), and prints the path of each file it wrote:
  *
  *   <stem>-hist.svg      the rate's distribution for each of the top N tags (plot_hist.c)

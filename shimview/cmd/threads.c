@@ -1,8 +1,6 @@
 /*
  * threads.c -- `shimview threads`: whose samples a profile holds, one row per thread.
  *
- *     shimview threads [--rate NAME] [--top N | --all] [--csv] FILE
- *
  * The observer files every sample under the thread that ran on the CPU it watches, so a
  * profile of a program with several threads, or of one that shared its CPU, holds the
  * samples of each of its threads and of whatever else ran there. This view adds the tag

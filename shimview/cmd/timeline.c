@@ -2,9 +2,6 @@
  * timeline.c -- `shimview timeline`: a rate and the tags over time, from the trace a
  * profile names (the SHIM paper's Fig. 19).
  *
- *     shimview timeline [--rate NAME] [--from S] [--to S] [--width PX] [--trace FILE]
- *                       [-o FILE.svg] PROFILE
- *
  * The figure has one time axis, in ms since the first record, and three things over it:
  * the rate per sample period (panel A); for each tag slot a band coloured by the value
  * that was current; and a row marking the periods that were dropped (gaps in seq).

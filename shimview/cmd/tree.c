@@ -1,8 +1,6 @@
 /*
  * tree.c -- `shimview tree`: the calling-context tree, top down, in the terminal.
  *
- *     shimview tree [--rate NAME] [--min-share PCT] [--depth N] (FILE | -)
- *
  * One tree per thread, from the thread's root (its line: every sample of the thread, and
  * as its exclusive samples those taken outside every instrumented function) down through
  * the contexts, each line a context with its inclusive and exclusive shares and its

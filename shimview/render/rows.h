@@ -46,7 +46,7 @@ struct table *rows_text_table(const struct profile *p, const struct rows_look *l
 void rows_text_row(struct table *t, const struct profile *p, const struct named_tag *row,
                    const struct rows_look *l, uint64_t total_cycles, int cut);
 
-/* A CSV table with its header row (shimview/README.md lists the columns); NULL if memory
+/* A CSV table with its header row (docs/shimview/report.md lists the columns); NULL if memory
  * ran out. */
 struct table *rows_csv_table(const struct profile *p, const struct rows_look *l);
 void rows_csv_row(struct table *t, const struct profile *p, const struct named_tag *row,
