@@ -5,7 +5,7 @@
  * slots: the tag entries of one loop signal, the path entries of one (function, path).
  * The sums are calltree.c's (samples, cycles, each rate's five sums), so a group's rate is
  * sum_a / sum_b over its kept periods with the delta-method interval, as `functions`
- * gives it; and the rows print through the cells and options functions.c gives every
+ * gives it; and the rows print through the cells and options view.c gives every
  * table, so the columns read alike across the views.
  */
 #include "shimview/cmd/commands.h"

@@ -23,7 +23,7 @@
  * first and printing it once keeps column widths right without a second pass over the
  * data. On a terminal each row also gets a sparkline of its rate histogram (sparkline.c).
  *
- * The text report's parts are also written as HTML (report.h), for `shimview html`:
+ * The text report's parts are also written as HTML (commands.h), for `shimview html`:
  * the same facts and the same table, so a page and a terminal never disagree. The
  * "label  text" lines become rows of a two-column table there, and the tables are
  * printed by table_print_html().
