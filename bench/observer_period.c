@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "loghist.h"
-#include "tsc.h"
+#include "observer/loghist.h"
+#include "observer/tsc.h"
 
 static uint64_t *counter_word; /* the observed thread's counter slot 0 */
 static uint64_t thread_word = 1;

@@ -19,7 +19,7 @@
 #include <shim.h>
 
 #include "bench.h"
-#include "events.h"
+#include "libshim/events.h"
 
 #include <pthread.h>
 #include <sched.h>

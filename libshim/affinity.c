@@ -9,9 +9,9 @@
  * thread (fork, exec, posix_spawn, system, popen: lifecycle.c, spawn.c) gets the
  * thread's own mask rather than shim's. A thread whose mask the program changed after
  * shim did keeps the program's: only a mask still equal to shim's is given back. The
- * log is the run's, guarded by the lifecycle lock; the observer never reads it.
+ * log is the run's, guarded by the run's lock (run.c); the observer never reads it.
  */
-#include "affinity.h"
+#include "libshim/affinity.h"
 
 #include <errno.h>
 #include <stdlib.h>

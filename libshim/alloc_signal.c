@@ -34,7 +34,7 @@
  * cannot: most programs do not run on jemalloc. SHIM_ALLOC=on says why it cannot, in one
  * line, and makes that fatal under SHIM_STRICT.
  */
-#include "alloc_signal.h"
+#include "libshim/alloc_signal.h"
 
 #include <dlfcn.h>
 #include <errno.h>

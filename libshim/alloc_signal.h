@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "run.h"
-#include "signal_block.h"
+#include "libshim/internal.h"
+#include "signals/signal_block.h"
 
 enum { ALLOC_ABSENT = -1, ALLOC_UNREADABLE = -2 };
 

@@ -12,17 +12,17 @@
  * program's threads may still be adding nodes, which is safe: each arena's published
  * count is read once, with acquire, and nodes below it never change.
  */
-#include "cct_profile.h"
+#include "libshim/cct_profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct.h"
-#include "sidetable.h"
-#include "symbols.h"
-#include "stackwalk.h"
-#include "walk_profile.h"
+#include "signals/cct.h"
+#include "libshim/sidetable.h"
+#include "libshim/symbols.h"
+#include "signals/stackwalk.h"
+#include "libshim/walk_profile.h"
 
 struct fn_map {
     uint64_t *addr; /* sorted, distinct */

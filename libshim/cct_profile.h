@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chain_store.h"
-#include "profile_table.h"
+#include "libshim/profile_table.h"
+#include "observer/chain_store.h"
 
 /* The profile's tag entries in the order they are written: entry i ran on thread[i] and
  * holds ctx[i] in its calling-context column (the stack walks' chain numbers there are

@@ -10,10 +10,10 @@
  * is most likely a typo, and shim must not stop a program over it); a name present
  * twice in the environment is an error, since which one wins is not obvious.
  */
-#include "config.h"
+#include "libshim/config.h"
 
-#include "histogram.h"
-#include "probe_plan.h"
+#include "observer/histogram.h"
+#include "observer/probe_plan.h"
 
 #include <errno.h>
 #include <math.h>

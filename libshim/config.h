@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "events.h"
+#include "libshim/events.h"
 #include "shim.h"
 
 #define SHIM_MAX_PERIOD   1000000000000ull /* 1e12 TSC cycles: minutes on any machine */

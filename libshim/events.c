@@ -2,7 +2,7 @@
  * events.c -- hardware events: names through libpfm4, perf_event_open, mmap pages and
  * what to say when any of it fails.
  */
-#include "events.h"
+#include "libshim/events.h"
 
 #include <cpuid.h>
 #include <errno.h>

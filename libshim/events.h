@@ -1,7 +1,7 @@
 /*
  * events.h -- hardware events by name: SHIM_EVENTS parsing, libpfm4 encoding,
  * perf_event_open, the mmap page, and the one-line causes of failures. Shared by the
- * coordinator (lifecycle.c opens what SHIM_EVENTS asks for) and shim-info (which probes).
+ * coordinator (hardware.c opens what SHIM_EVENTS asks for) and shim-info (which probes).
  */
 #ifndef SHIM_LIBSHIM_EVENTS_H
 #define SHIM_LIBSHIM_EVENTS_H

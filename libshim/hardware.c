@@ -23,33 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run.h"
-
-int run_add_rate(struct shim_run *r, struct probe_plan *p, int num, int den, double scale,
-                 const char *name, const char *per_name)
-{
-    if (p->n_rates == PROBE_MAX_RATES) return -1;
-    struct run_rate *rt = &r->rate[r->n_rates++];
-    p->rate[p->n_rates++] = (struct probe_rate){num, den, scale};
-    memset(rt, 0, sizeof *rt);
-    snprintf(rt->name, sizeof rt->name, "%s", name);
-    _Static_assert(sizeof rt->counter == sizeof r->counter[num].name, "label sizes");
-    memcpy(rt->counter, r->counter[num].name, sizeof rt->counter);
-    snprintf(rt->per, sizeof rt->per, "%s", per_name ? per_name : "");
-    rt->scale = scale;
-    /* the TSC is "cycles" in units, whatever SHIM_RATES called it */
-    int tsc = den == PROBE_RATE_PER_TSC;
-    const char *per = tsc ? "cycle" : per_name;
-    char counted_in[sizeof r->counter[num].unit];
-    memcpy(counted_in, r->counter[num].unit, sizeof counted_in);
-    if (counted_in[0] && tsc && scale == r->counter[num].scale)
-        snprintf(rt->unit, sizeof rt->unit, "%s per cycle", counted_in);
-    else if (scale == 1.0)
-        snprintf(rt->unit, sizeof rt->unit, "per %s", per);
-    else
-        snprintf(rt->unit, sizeof rt->unit, "per %g %s%s", scale, per, tsc ? "s" : "");
-    return 0;
-}
+#include "libshim/internal.h"
 
 /* The reading for one opened event. */
 static unsigned add_reading(struct shim_run *r, struct probe_plan *p, const struct hw_event *ev,

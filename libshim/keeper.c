@@ -16,12 +16,12 @@
  * keeper stays two chunks (32768 tuples) ahead: a tuple that finds no room all the same
  * is counted as `other`, "behind".
  */
-#include "keeper.h"
+#include "libshim/keeper.h"
 
 #include <signal.h>
 #include <time.h>
 
-#include "threads.h"
+#include "libshim/threads.h"
 
 #define KEEPER_NAP_MS  10
 #define KEEPER_BUSY_MS 1

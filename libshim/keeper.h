@@ -1,7 +1,7 @@
 /*
  * keeper.h -- the thread that grows the observers' attribution stores ahead of need.
  *
- * Owned by keeper.c; started and stopped by lifecycle.c.
+ * Owned by keeper.c; started and stopped by observers.c.
  */
 #ifndef SHIM_LIBSHIM_KEEPER_H
 #define SHIM_LIBSHIM_KEEPER_H
@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "tag_table.h"
+#include "observer/tag_table.h"
 
 #define KEEPER_MAX_TABLES 130 /* a tag and a path table per observer (SHIM_MAX_OBSERVERS) */
 

@@ -6,7 +6,7 @@
  * give it in kHz. Otherwise shim calibrates: the TSC and CLOCK_MONOTONIC_RAW are read
  * together at start and at stop, so the figure comes from the whole run at no cost.
  */
-#include "machine.h"
+#include "libshim/machine.h"
 
 #include <cpuid.h>
 #include <stdio.h>

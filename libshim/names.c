@@ -8,7 +8,7 @@
  * insertion in place (naming is rare; reports look names up once per tag entry).
  * Strings are copied; naming the same thing again replaces the name.
  */
-#include "names.h"
+#include "libshim/names.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * The file is written under a temporary name beside the profile and renamed into place
  * just before the profile is, so a reader never sees a half-written table.
  */
-#include "profile_table.h"
+#include "libshim/profile_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile_table.pb-c.h"
+#include "formats/profile_table.pb-c.h"
 
 /* ProtobufCBuffer that appends to the table's file. */
 struct file_buffer {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tag_table.h"
+#include "observer/tag_table.h"
 
 struct table_writer {
     char path[PATH_MAX + 8];

@@ -21,12 +21,13 @@
 
 #include <hwloc.h>
 
-#include "cct.h"
-#include "cct_profile.h"
-#include "profile_table.h"
-#include "path.h"
-#include "names.h"
-#include "run.h"
+#include "signals/cct.h"
+#include "formats/profile.h"
+#include "libshim/cct_profile.h"
+#include "libshim/profile_table.h"
+#include "signals/path.h"
+#include "libshim/names.h"
+#include "libshim/internal.h"
 
 static json_t *jreal(double v)
 {
@@ -493,10 +494,11 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
         " s:{s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I}},"
         " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o}",
-        "format", "shim-profile", "version", 1, "shim_version", version, "program", "path",
-        jtext(exe), "name", jtext(r->prog_name), "pid", (json_int_t)r->pid, "argv", argv_json(),
-        "config", config_json(r), "machine", machine_json(r), "placement", placement_json(r), "run",
-        "start_unix_ns", (json_int_t)r->start.real_ns, "duration_ns",
+        "format", PROFILE_FORMAT_NAME, "version", PROFILE_FORMAT_VERSION_INLINE, "shim_version",
+        version, "program", "path", jtext(exe), "name", jtext(r->prog_name), "pid",
+        (json_int_t)r->pid, "argv", argv_json(), "config", config_json(r), "machine",
+        machine_json(r), "placement", placement_json(r), "run", "start_unix_ns",
+        (json_int_t)r->start.real_ns, "duration_ns",
         (json_int_t)(r->end.mono_ns - r->start.mono_ns), "tsc_cycles",
         (json_int_t)(o->last_tsc - o->first_tsc), "signals", signals, "rates", rates, "samples",
         "total", (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",
@@ -539,7 +541,7 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
     tag_order_free(&order);
     if (!root) return NULL;
     if (table->opened) { /* docs/profile-format.md, "Large profiles" */
-        json_object_set_new(root, "version", json_integer(2));
+        json_object_set_new(root, "version", json_integer(PROFILE_FORMAT_VERSION));
         json_object_set_new(root, "table", table_json(table, jtext));
     }
     json_t *samples = root ? json_object_get(root, "samples") : NULL;

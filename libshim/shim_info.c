@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "events.h"
-#include "machine.h"
+#include "libshim/events.h"
+#include "libshim/machine.h"
 #include "shim.h"
-#include "thread_identity.h"
-#include "topology.h"
+#include "libshim/thread_identity.h"
+#include "libshim/topology.h"
 
 static void fact(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -13,12 +13,12 @@
  * at other bytes of the image, or past it) and counts those in `stale`. A record whose magic word
  * is wrong ends that section's walk: the section is then not the pass's, or not of this format.
  */
-#include "sidetable.h"
+#include "libshim/sidetable.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "symbols.h"
+#include "libshim/symbols.h"
 
 int sidetable_present(void)
 {

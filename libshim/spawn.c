@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "threads.h"
+#include "libshim/internal.h"
+#include "libshim/threads.h"
 
 extern char **environ;
 
@@ -38,14 +39,14 @@ struct unpinned {
 static struct unpinned unpin(void)
 {
     struct unpinned u;
-    u.moved = lifecycle_spawn_begin(&u.shims);
+    u.moved = attach_spawn_begin(&u.shims);
     return u;
 }
 
 static void repin(const struct unpinned *u)
 {
     int saved = errno;
-    if (u->moved) lifecycle_spawn_end(&u->shims);
+    if (u->moved) attach_spawn_end(&u->shims);
     errno = saved;
 }
 

@@ -35,7 +35,7 @@
  * what the symbol tables and `nm` hold, for PIE (bias = where it was loaded) and non-PIE
  * executables (bias 0) alike.
  */
-#include "symbols.h"
+#include "libshim/symbols.h"
 
 #include <elf.h>
 #include <fcntl.h>

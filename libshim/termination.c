@@ -29,8 +29,8 @@
  * Everything the handler calls is async-signal-safe: sem_post, nanosleep, sigaction,
  * raise, getpid, write.
  */
-#include "termination.h"
-#include "threads.h"
+#include "libshim/termination.h"
+#include "libshim/threads.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -20,14 +20,14 @@
  *
  * Built without libbpf or clang, the same functions exist and say so.
  */
-#include "thread_identity.h"
+#include "libshim/thread_identity.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_switch.h"
+#include "signals/sched_switch.h"
 
 #ifndef SHIM_HAVE_BPF
 

@@ -4,7 +4,7 @@
  * libshim defines pthread_create, which the dynamic linker binds in place of the C
  * library's for every object loaded after libshim (a program that links -lshim, or
  * runs under shimrun's preload). While shim is observing, the new thread runs a small
- * start routine first: shim_thread_attach() (lifecycle.c), which gives it a signal
+ * start routine first: shim_thread_attach() (attach.c), which gives it a signal
  * block of its own, its path ring and its calling-context slots, then the program's
  * routine. A thread that exits gives its block back (signal_block.c). Threads that
  * existed before shim_start() call shim_thread_attach() themselves.
@@ -15,7 +15,8 @@
  * before any instrumented code of the new thread; in sanitizer builds libshim therefore
  * defines no pthread_create of its own, and threads attach with shim_thread_attach().
  */
-#include "threads.h"
+#include "libshim/internal.h"
+#include "libshim/threads.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ struct start {
 static void leaving(void *unused)
 {
     (void)unused;
-    lifecycle_thread_leaving();
+    attach_thread_leaving();
 }
 
 /* A cancel the program sent at once waits until the attachment is done and the
@@ -75,7 +76,7 @@ static void *start_attached(void *p)
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     void *ret;
     pthread_cleanup_push(leaving, NULL);
-    lifecycle_thread_attach(s.inherits ? &s.own : NULL);
+    attach_thread(s.inherits ? &s.own : NULL);
     pthread_setcancelstate(cancel, NULL);
     ret = s.fn(s.arg);
     pthread_cleanup_pop(1);
@@ -96,7 +97,7 @@ SHIM_API int pthread_create(pthread_t *restrict t, const pthread_attr_t *restric
     cpu_set_t named;
     int names = attr && pthread_attr_getaffinity_np(attr, sizeof named, &named) == 0 &&
                 CPU_COUNT(&named) < CPU_SETSIZE;
-    s->inherits = !names && lifecycle_own_affinity(&s->own);
+    s->inherits = !names && attach_own_affinity(&s->own);
     int err = real(t, attr, start_attached, s);
     if (err) free(s);
     return err;

@@ -18,7 +18,7 @@
  * observer on another CPU of the process's set. Only a process whose cpuset holds one
  * CPU is refused.
  */
-#include "topology.h"
+#include "libshim/topology.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -15,9 +15,9 @@
  * would be truncated and keep its mode, a symlink) is never opened, and a reader never
  * finds a trace that is still being written.
  */
-#include "trace_writer.h"
+#include "libshim/trace_writer.h"
 
-#include "threads.h"
+#include "libshim/threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,14 +118,14 @@ int trace_writer_start(struct trace_writer *w, const char *path, uint64_t max_by
         return -1;
     }
     unsigned char h[TRACE_HEADER_BYTES] = {0};
-    memcpy(h, "SHIMTRC1", 8);
-    put_u32(h + 8, 1);
-    put_u32(h + 12, words);
-    put_u32(h + 16, plan->n_tags);
-    put_u32(h + 20, plan->n_rates);
-    memcpy(h + 24, &tsc_hz, sizeof tsc_hz);
-    put_u64(h + 32, first_tsc);
-    put_u64(h + 40, (uint64_t)pid);
+    memcpy(h, TRACE_MAGIC, TRACE_MAGIC_BYTES);
+    put_u32(h + TRACE_HEADER_VERSION, TRACE_FORMAT_VERSION);
+    put_u32(h + TRACE_HEADER_RECORD_WORDS, words);
+    put_u32(h + TRACE_HEADER_TAGS, plan->n_tags);
+    put_u32(h + TRACE_HEADER_RATES, plan->n_rates);
+    memcpy(h + TRACE_HEADER_TSC_HZ, &tsc_hz, sizeof tsc_hz);
+    put_u64(h + TRACE_HEADER_FIRST_TSC, first_tsc);
+    put_u64(h + TRACE_HEADER_PID, (uint64_t)pid);
     if (max_bytes < sizeof h || write_all(w->fd, h, sizeof h) != 0) {
         snprintf(why, whylen, "cannot write %s: %s", path,
                  max_bytes < sizeof h ? "smaller than its header" : strerror(errno));

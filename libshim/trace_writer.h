@@ -10,9 +10,8 @@
 #include <sched.h>
 #include <stdint.h>
 
-#include "observer.h"
-
-#define TRACE_HEADER_BYTES 64
+#include "formats/trace.h"
+#include "observer/observer.h"
 
 struct trace_writer {
     struct trace_ring ring;

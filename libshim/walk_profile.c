@@ -23,13 +23,13 @@
  * function already on the path is that ancestor's node again, so no path from the root
  * names a function twice. Runs at shim_stop(), after the observers have stopped.
  */
-#include "walk_profile.h"
+#include "libshim/walk_profile.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct.h"
-#include "stackwalk.h"
+#include "signals/cct.h"
+#include "signals/stackwalk.h"
 
 struct addr_fn {
     uint64_t addr, fn;

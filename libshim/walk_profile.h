@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chain_store.h"
-#include "sidetable.h"
-#include "symbols.h"
+#include "observer/chain_store.h"
+#include "libshim/sidetable.h"
+#include "libshim/symbols.h"
 
 struct walk_node {
     uint64_t fn;   /* function address (or, where no symbol names it, the address itself) */

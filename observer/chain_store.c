@@ -9,7 +9,7 @@
  * never allocates: the default room (2^18 chains, 2^22 words, 36 MB) is more than the
  * contexts of the call-dense programs bench/ runs (docs/calling-contexts.md).
  */
-#include "chain_store.h"
+#include "observer/chain_store.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stackwalk.h"
+#include "signals/stackwalk.h"
 
 #define CHAIN_NONE  0u /* no frame published: the thread's root */
 #define CHAIN_LOST  1u /* not kept: the store was full, or the stack kept changing */

@@ -1,7 +1,7 @@
 /*
  * histogram.c -- validation of a linear histogram's shape (see histogram.h).
  */
-#include "histogram.h"
+#include "observer/histogram.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * loghist.c -- allocation and read-out of geometric histograms (see loghist.h; the hot
  * path, loghist_add, is inline there).
  */
-#include "loghist.h"
+#include "observer/loghist.h"
 
 #include <math.h>
 #include <stdlib.h>

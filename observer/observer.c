@@ -14,7 +14,7 @@
  * any lock-step with periodic behaviour of the program (SHIM paper 4.2, DCPI).
  * observer/README.md records the measurements behind each choice made here.
  */
-#include "observer.h"
+#include "observer/observer.h"
 
 #include <emmintrin.h>
 #include <math.h>
@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cct.h"
-#include "dte.h"
-#include "tsc.h"
+#include "signals/cct.h"
+#include "observer/dte.h"
+#include "observer/tsc.h"
 
 /* One sample as read is a run of `stride` words: the start and end markers, whether the
  * slow counters were read, the counter readings, a timestamp per counter read after the

@@ -12,20 +12,19 @@
 
 #include <stdint.h>
 
-#include "chain_store.h"
-#include "loghist.h"
-#include "probe_plan.h"
-#include "tag_table.h"
-#include "stackwalk.h"
-#include "trace_ring.h"
+#include "observer/chain_store.h"
+#include "formats/trace.h"
+#include "observer/loghist.h"
+#include "observer/probe_plan.h"
+#include "observer/tag_table.h"
+#include "signals/stackwalk.h"
+#include "observer/trace_ring.h"
 
-/* Flags of a trace record (docs/trace-format.md). */
-enum { TRACE_ATTRIBUTED = 1, TRACE_RATED = 2, TRACE_KEPT = 4, TRACE_OTHER = 8 };
-
-/* Words of a trace record for this plan: seq, start, cycles, flags, thread, tags, rates. */
+/* Words of a trace record for this plan: seq, start, cycles, flags, thread, tags, rates;
+ * the record's flags are formats/trace.h's (docs/trace-format.md). */
 static inline unsigned trace_record_words(const struct probe_plan *p)
 {
-    return 5 + p->n_tags + p->n_rates;
+    return TRACE_FIXED_WORDS + p->n_tags + p->n_rates;
 }
 
 struct observer_params {

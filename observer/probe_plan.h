@@ -21,9 +21,9 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
-#include "path.h"
+#include "signals/path.h"
 #include "shim.h"
-#include "signal_block.h"
+#include "signals/signal_block.h"
 
 #define PROBE_MAX_COUNTERS 16
 #define PROBE_MAX_RATES    16

@@ -8,7 +8,7 @@
  * next_index/next_mask/next_n (keeper → observer) and retired (observer → keeper), each
  * published with a release store and read with an acquire load.
  */
-#include "tag_table.h"
+#include "observer/tag_table.h"
 
 #include <math.h>
 #include <stdlib.h>

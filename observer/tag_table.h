@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "histogram.h"
+#include "observer/histogram.h"
 
 /* Entries per chunk, and the most chunks a table can have (2^24 entries). */
 #define TAG_CHUNK_BITS 14

@@ -109,8 +109,8 @@
  * instrumented; this file is compiled with -fno-instrument-functions. x86-64 only: the
  * hook's frame address is the address above its return address.
  */
-#include "cct.h"
-#include "stackwalk.h"
+#include "signals/cct.h"
+#include "signals/stackwalk.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -119,7 +119,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "signal_block.h"
+#include "signals/signal_block.h"
 
 #define NO_HOOK __attribute__((no_instrument_function))
 #define HOT_INLINE                                                                                 \

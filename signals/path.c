@@ -11,9 +11,9 @@
  * into freed memory. A block that passes to another thread keeps its ring, and the
  * completion numbers go on from where the ring stands, so no number is ever seen twice.
  */
-#include "path.h"
+#include "signals/path.h"
 
-#include "signal_block.h"
+#include "signals/signal_block.h"
 
 #include <stddef.h>
 #include <sys/mman.h>

@@ -22,7 +22,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "sched_switch.h"
+#include "signals/sched_switch.h"
 
 /* The tracepoint's record: the 8-byte common header (common_type, common_flags,
  * common_preempt_count, common_pid), then the fields at the offsets the format file

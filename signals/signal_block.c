@@ -37,9 +37,9 @@
  * This file depends on nothing but the public header, path.h (the path ring each block
  * carries), stackwalk.h (the words of a walk) and libc.
  */
-#include "signal_block.h"
-#include "path.h"
-#include "stackwalk.h"
+#include "signals/signal_block.h"
+#include "signals/path.h"
+#include "signals/stackwalk.h"
 
 #include <emmintrin.h>
 

@@ -8,7 +8,7 @@
  * UINT64_MAX: a saturated count is always above the largest limit the pass accepts,
  * and such a function is never instrumented for paths.
  */
-#include "numbering.h"
+#include "signals/pass/numbering.h"
 
 #include <algorithm>
 #include <utility>

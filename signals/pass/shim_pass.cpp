@@ -31,9 +31,9 @@
  * (SHIM_PASS, SHIM_PASS_MAX_PATHS, SHIM_PASS_VERIFY); a bad value is one line on
  * stderr and the default, never a failed compilation.
  */
-#include "llvm_compat.h"
-#include "numbering.h"
-#include "sidetable.h"
+#include "signals/pass/llvm_compat.h"
+#include "signals/pass/numbering.h"
+#include "signals/pass/sidetable.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -61,9 +61,9 @@
 
 /* The run-time layout the generated code writes: the contract with libshim. */
 extern "C" {
-#include "cct.h"
-#include "path.h"
-#include "stackwalk.h"
+#include "signals/cct.h"
+#include "signals/path.h"
+#include "signals/stackwalk.h"
 }
 
 using namespace llvm;

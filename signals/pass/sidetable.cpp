@@ -14,9 +14,9 @@
  * A function in a COMDAT group (a C++ inline function, a template) takes its record
  * into the same group, so the copies the linker discards lose their records too.
  */
-#include "sidetable.h"
+#include "signals/pass/sidetable.h"
 
-#include "llvm_compat.h"
+#include "signals/pass/llvm_compat.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Constants.h"

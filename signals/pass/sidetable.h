@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "numbering.h"
+#include "signals/pass/numbering.h"
 
 namespace llvm
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "signal_block.h"
+#include "signals/signal_block.h"
 
 /* CCT_TEST_SLOT_CACHE=n runs a test with an n-entry return-slot cache (1: the hooks
  * search the stack on nearly every entry), set before the first hook: main's. */

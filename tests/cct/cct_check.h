@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cct.h"
+#include "signals/cct.h"
 
 /* Keeps the call structure of a test what its source says at -O1. */
 #ifdef __clang__

@@ -1,11 +1,13 @@
 #!/bin/sh
 # The documentation keeps up with the code: every SHIM_* variable the configuration
 # accepts (libshim/config.c's table) is documented in README.md, every profile member
-# the writer emits at the top level is in docs/profile-format.md, and no placeholder is
-# left in a results table.
-# Usage: test_docs.sh SOURCE_DIR
+# the writer emits at the top level is in docs/profile-format.md, no placeholder is left
+# in a results table, and every shimview command has its page, docs/shimview/CMD.md,
+# whose usage block is what `shimview CMD --help` prints, listed in shimview/README.md.
+# Usage: test_docs.sh SOURCE_DIR SHIMVIEW
 set -u
 src=$1
+shimview=$2
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -23,5 +25,30 @@ done
 for f in README.md bench/README.md; do
     if grep -Eq 'RESULT_|RES_[A-Z]' "$src/$f"; then bad "$f has an unfilled placeholder"; else ok "$f has no placeholder"; fi
 done
+
+# ---- shimview: a page per command, its usage block the command's own ----
+commands=$("$shimview" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
+[ -n "$commands" ] || bad "shimview --help lists no commands"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for c in $commands; do
+    page=$src/docs/shimview/$c.md
+    if [ ! -f "$page" ]; then bad "shimview $c: no page docs/shimview/$c.md"; continue; fi
+    "$shimview" "$c" --help >"$tmp/usage" 2>&1
+    # the first fenced block after the "## Usage" heading
+    awk '/^## Usage$/ { u = 1; next } u && /^```/ { if (f) exit; f = 1; next } f' "$page" >"$tmp/page"
+    if cmp -s "$tmp/usage" "$tmp/page"; then ok "docs/shimview/$c.md shows the usage 'shimview $c --help' prints"
+    else
+        bad "docs/shimview/$c.md: its usage block differs from 'shimview $c --help':"
+        diff "$tmp/page" "$tmp/usage" | sed 's/^/    /'
+    fi
+    if grep -q "(../docs/shimview/$c.md)" "$src/shimview/README.md"; then ok "shimview/README.md links $c's page"
+    else bad "shimview/README.md does not link docs/shimview/$c.md"; fi
+done
+for page in "$src"/docs/shimview/*.md; do
+    c=$(basename "$page" .md)
+    echo "$commands" | grep -qx "$c" || bad "docs/shimview/$c.md: shimview has no command '$c'"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -13,8 +13,8 @@
  * clang's -fsanitize=fuzzer,address,undefined, and replay_corpus, with the normal compiler
  * and no libFuzzer, which runs the committed corpus under ctest.
  */
-#include "commands.h"
-#include "profile.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/model/profile.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -21,7 +21,7 @@ pass_cc() {
     *.cpp) compiler=$clangxx ;;
     *) compiler=$clang ;;
     esac
-    "$compiler" -fpass-plugin="$plugin" -I"$src/include" -I"$src/signals" -I"$src/libshim" \
+    "$compiler" -fpass-plugin="$plugin" -I"$src/include" -I"$src" \
         -I"$src/tests/pass" "$@" -c "$source" -o "$out" 2>"$out.err"
 }
 
@@ -32,7 +32,7 @@ program_test_setup() {
     plugin=$1 clang=$2 clangxx=$3 src=$4 libdir=$5 dir=$6
     here=$src/tests/pass
     fresh_dir "$dir"
-    "$clang" -O2 -I"$src/include" -I"$src/signals" -I"$src/libshim" -c "$here/pass_support.c" \
+    "$clang" -O2 -I"$src/include" -I"$src" -c "$here/pass_support.c" \
         -o support.o
     expect "pass_support.c compiles (without the plugin)" test -s support.o
 }

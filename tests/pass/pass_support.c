@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "sidetable.h"
+#include "libshim/sidetable.h"
 
 /* Defined by the linker around the section; weak, so a program whose objects have no
  * record (SHIM_PASS=none) still links. */

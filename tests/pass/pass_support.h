@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "path.h"
+#include "signals/path.h"
 
 /* A function whose address the checks need, under a name of the test's choosing. */
 struct pass_anchor {

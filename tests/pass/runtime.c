@@ -21,8 +21,8 @@
 #include <stdio.h>
 
 #include "shim.h"
-#include "cct.h"
-#include "path.h"
+#include "signals/cct.h"
+#include "signals/path.h"
 #include "pass_support.h"
 
 #define SLOT(s)  __atomic_load_n(&shim_tls_block->tag[s], __ATOMIC_RELAXED)

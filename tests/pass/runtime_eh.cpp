@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "shim.h"
-#include "cct.h"
-#include "path.h"
+#include "signals/cct.h"
+#include "signals/path.h"
 
 #define SLOT(s)  __atomic_load_n(&shim_tls_block->tag[s], __ATOMIC_RELAXED)
 #define METHOD() SLOT(SHIM_SLOT_METHOD)

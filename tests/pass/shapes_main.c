@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "shim.h"
-#include "path.h"
+#include "signals/path.h"
 #include "pass_support.h"
 #include "shapes.h"
 

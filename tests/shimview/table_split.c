@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_table.h"
+#include "libshim/profile_table.h"
 
 static uint64_t u(const json_t *v)
 {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols.h"
+#include "libshim/symbols.h"
 
 __attribute__((noinline, used)) static int hidden_fn(int x)
 {

@@ -6,7 +6,7 @@
  * program runs: its section address, added to the loaded module's bias, lies past the
  * end of user address space.
  */
-#include "sidetable.h"
+#include "libshim/sidetable.h"
 
 int symtest_sidetable_fn(int x)
 {

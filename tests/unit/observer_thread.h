@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "observer.h"
+#include "observer/observer.h"
 
 static inline void *observer_thread(void *arg)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain_store.h"
+#include "observer/chain_store.h"
 
 /* A fake stack of `depth` frames, `words` words apart, innermost at the lowest address:
  * frame i saves the address of frame i + 1 and returns to rets[i] (ret_base + i when

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "histogram.h"
+#include "libshim/config.h"
+#include "observer/histogram.h"
 
 /* ---- capturing messages: one stream at a time, into a static buffer ---- */
 

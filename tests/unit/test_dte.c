@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "dte.h"
+#include "observer/dte.h"
 
 /* ---- dte_accept ---- */
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "libshim/events.h"
 
 static void lists(void **state)
 {

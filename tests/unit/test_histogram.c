@@ -21,8 +21,8 @@
 
 #include <math.h>
 
-#include "histogram.h"
-#include "loghist.h"
+#include "observer/histogram.h"
+#include "observer/loghist.h"
 
 /* ---- hist_spec_init ---- */
 

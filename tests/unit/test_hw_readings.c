@@ -21,7 +21,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "observer.h"
+#include "observer/observer.h"
 #include "observer_thread.h"
 #include "test_registry.h"
 

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "dte.h"
-#include "observer.h"
+#include "observer/dte.h"
+#include "observer/observer.h"
 #include "observer_thread.h"
 #include "test_registry.h"
 

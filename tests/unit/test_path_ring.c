@@ -21,10 +21,10 @@
 #include <string.h>
 #include <x86intrin.h>
 
-#include "observer.h"
+#include "observer/observer.h"
 #include "observer_thread.h"
 #include "test_registry.h"
-#include "path.h"
+#include "signals/path.h"
 
 #define FN_A 0x401000u
 #define FN_B 0x402000u

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "shim.h"
-#include "topology.h"
+#include "libshim/topology.h"
 
 /* 1 package, shared L3, 2 cores each with its own L2 and 2 PUs: PUs {0,1} and {2,3}. */
 #define SMT_TOPOLOGY "pack:1 l3:1 l2:2 core:1 pu:2"

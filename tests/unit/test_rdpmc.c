@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dte.h"
-#include "probe_plan.h"
+#include "observer/dte.h"
+#include "observer/probe_plan.h"
 
 /* A recorded counter: the raw values rdpmc returns, one per call; optionally the page's
  * seqlock is moved during the first read, as a concurrent kernel update would. */

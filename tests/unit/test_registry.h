@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "signal_block.h"
+#include "signals/signal_block.h"
 
 #define TEST_THREADS 2
 

@@ -20,9 +20,9 @@
 
 #include <pthread.h>
 
-#include "path.h"
-#include "probe_plan.h"
-#include "signal_block.h"
+#include "signals/path.h"
+#include "observer/probe_plan.h"
+#include "signals/signal_block.h"
 
 struct seen {
     struct shim_block *block;

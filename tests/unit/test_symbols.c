@@ -30,8 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sidetable.h"
-#include "symbols.h"
+#include "libshim/sidetable.h"
+#include "libshim/symbols.h"
 
 #ifndef SYMTEST_READELF
 #define SYMTEST_READELF "readelf"

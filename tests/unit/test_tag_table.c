@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tag_table.h"
+#include "observer/tag_table.h"
 
 /* The default store limit (SHIM_MAX_TAGS) and detail pool (SHIM_HIST_TUPLES). */
 #define DEFAULT_MAX_ENTRIES (1u << 20)

@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched_switch.h"
-#include "thread_identity.h"
+#include "signals/sched_switch.h"
+#include "libshim/thread_identity.h"
 
 static cpu_set_t original; /* this process's affinity, given back after each test */
 

@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#include "trace_ring.h"
+#include "observer/trace_ring.h"
 
 #define WORDS 5
 

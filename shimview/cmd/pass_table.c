@@ -1,0 +1,158 @@
+/*
+ * pass_table.c -- what the tables of `loops` and `paths` share.
+ *
+ * Both add up entries that name one thing, whatever their thread and the program's own
+ * slots: the tag entries of one loop signal, the path entries of one (function, path).
+ * The sums are calltree.c's (samples, cycles, each rate's five sums), so a group's rate is
+ * sum_a / sum_b over its kept periods with the delta-method interval, as `functions`
+ * gives it; and the rows print through the cells and options view.c gives every
+ * table, so the columns read alike across the views.
+ */
+#include "shimview/cmd/commands.h"
+#include "shimview/base/numbers.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* ---- grouping entries ---- */
+
+static int by_key(const void *a, const void *b)
+{
+    const struct entry_group *x = a, *y = b;
+    for (int k = 0; k < 2; k++)
+        if (x->key[k] != y->key[k]) return x->key[k] < y->key[k] ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int by_group_samples(const void *a, const void *b)
+{
+    const struct entry_group *x = a, *y = b;
+    if (x->c.samples != y->c.samples) return x->c.samples > y->c.samples ? -1 : 1;
+    return by_key(a, b);
+}
+
+struct entry_group *entry_groups(const struct profile_tag *entries, size_t n, size_t nrates,
+                                 void (*key_of)(const struct profile_tag *, const void *ctx,
+                                                uint64_t *key),
+                                 const void *ctx, size_t *ngroups, struct calltree_sums **block)
+{
+    struct entry_group *g = calloc(n + 1, sizeof *g);
+    *block = calloc(n * nrates + 1, sizeof **block);
+    if (!g || !*block) {
+        free(g);
+        free(*block);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        g[i].first = &entries[i];
+        key_of(&entries[i], ctx, g[i].key);
+    }
+    qsort(g, n, sizeof *g, by_key);
+    size_t k = 0; /* groups so far: g[0 .. k), each at most as far as the entry read */
+    for (size_t i = 0; i < n; i++) {
+        const struct profile_tag *e = g[i].first;
+        if (k == 0 || g[k - 1].key[0] != g[i].key[0] || g[k - 1].key[1] != g[i].key[1]) {
+            g[k] = g[i];
+            g[k].c = (struct calltree_count){.rates = *block + k * nrates};
+            k++;
+        }
+        calltree_count_entry(&g[k - 1].c, e, nrates);
+    }
+    qsort(g, k, sizeof *g, by_group_samples);
+    *ngroups = k;
+    return g;
+}
+
+/* ---- the commands ---- */
+
+size_t pass_function_cells(struct table *t, size_t c, const struct profile_function *fn,
+                           uint64_t address, int csv)
+{
+    char buf[256];
+    if (fn)
+        table_set(t, c, "%s", calltree_function_label(fn, buf, sizeof buf));
+    else
+        table_set(t, c, "%#" PRIx64, address);
+    if (!csv) return c + 1;
+    if (fn && fn->module) table_set(t, c + 1, "%s", fn->module);
+    if (fn) table_set(t, c + 2, "%" PRIu64, fn->offset);
+    return c + 3;
+}
+
+size_t pass_count_cells(struct table *t, size_t c, const struct profile *p,
+                        const struct calltree_count *n, int csv)
+{
+    char a[32];
+    if (csv)
+        table_set(t, c, "%" PRIu64, n->samples);
+    else
+        table_set(t, c, "%s", fmt_count(n->samples, a, sizeof a));
+    view_set_share(t, c + 1, stats_fraction(n->samples, p->samples.total - p->samples.interrupted),
+                   csv);
+    view_set_share(t, c + 2, stats_fraction(n->cycles, profile_total_cycles(p)), csv);
+    return c + 3;
+}
+
+size_t pass_rate_cells(struct table *t, size_t c, const struct profile *p, long rate,
+                       const struct calltree_count *n, int csv)
+{
+    size_t r0, nr = view_rates_shown(p, rate, &r0);
+    for (size_t r = r0; r < r0 + nr; r++) {
+        if (csv)
+            c = view_set_rate_csv(t, c, &n->rates[r]);
+        else
+            calltree_rate_cell(t, c++, &n->rates[r]);
+    }
+    return c;
+}
+
+size_t pass_rate_heads(struct table *t, size_t c, const struct profile *p, long rate, int csv)
+{
+    size_t r0, nr = view_rates_shown(p, rate, &r0);
+    for (size_t r = r0; r < r0 + nr; r++) {
+        const char *name = p->rates[r].name;
+        if (!csv) {
+            table_set(t, c++, "%s", name);
+            continue;
+        }
+        table_set(t, c++, "rate_%s", name);
+        table_set(t, c++, "rate_ci95_%s", name);
+        table_set(t, c++, "n_%s", name);
+    }
+    return c;
+}
+
+int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, const char *own,
+                  enum pass_view_needs needs,
+                  int (*print)(const struct profile *p, const struct view_options *o, long rate))
+{
+    struct view_options o = {0};
+    char err[512];
+    size_t rate = 0;
+    int rc = view_parse_options(argc, argv, cmd, usage, own, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    struct profile *p = profile_load(o.file, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    int loops = needs == PASS_VIEW_LOOPS;
+    if (loops ? !p->has_loop_slot : !p->has_paths) {
+        fprintf(stderr,
+                "shimview: %s has no %s: build the program with the compiler pass's %s signal "
+                "(docs/compiler-pass.md)\n",
+                p->file, loops ? "loop signal (tag slot 10)" : "paths", loops ? "loop" : "path");
+        rc = EXIT_FILE_ERROR;
+    } else if (o.rate) {
+        rc = calltree_find_rate(p, o.rate, cmd, &rate);
+    }
+    if (rc == 0 && (rc = print(p, &o, o.rate ? (long)rate : -1)) < 0) {
+        fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
+        rc = EXIT_FILE_ERROR;
+    }
+    profile_free(p);
+    return rc;
+}

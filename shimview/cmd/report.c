@@ -1,0 +1,681 @@
+/*
+ * report.c -- `shimview report`: one profile as a header, a per-tag table and summaries.
+ *
+ * The table answers "where did the time go, and at what rate": one row per tag tuple,
+ * sorted by samples, with its share of samples, its share of TSC cycles, and for each
+ * rate the ratio sum_a / sum_b over the kept periods (unbiased, the one to quote) with
+ * its 95% confidence interval and the number of kept periods behind it. The CSV adds the
+ * mean of the per-period rates (the centre of the histogram).
+ * Below it come the evidence that the numbers can be trusted (DTE: how many periods were
+ * rated and kept) and what observing cost (sample period, observer CPU share).
+ *
+ * A program's threads are one program: a row holds the tuple's samples in every thread
+ * of it, added up exactly (match.c folds the entries: their sums add, and the rate and
+ * the mean are formed again from the sums), and the samples the observer took while
+ * another process, or nothing, ran on the CPU it watched are a row each at the bottom,
+ * "(other processes)" and "(idle)" (profile_threads.h), so they are neither lost nor
+ * mistaken for the program's. --per-thread shows the entries as the profile holds them,
+ * a row per thread and tuple. Shares stay shares of every attributed sample, whoever ran.
+ *
+ * The same rows feed two tables (rows.c): aligned text for people (top N rows, names
+ * truncated) and CSV for programs (every row unless --top is given, slots and values in
+ * separate columns, fractions rather than percentages, full precision). Building a table
+ * first and printing it once keeps column widths right without a second pass over the
+ * data. On a terminal each row also gets a sparkline of its rate histogram (sparkline.c).
+ *
+ * The text report's parts are also written as HTML (commands.h), for `shimview html`:
+ * the same facts and the same table, so a page and a terminal never disagree. The
+ * "label  text" lines become rows of a two-column table there, and the tables are
+ * printed by table_print_html().
+ */
+#include "shimview/render/by.h"
+#include "shimview/cmd/commands.h"
+#include "shimview/base/markup.h"
+#include "shimview/analysis/match.h"
+#include "shimview/base/numbers.h"
+#include "shimview/render/plot.h"
+#include "shimview/model/profile.h"
+#include "shimview/model/profile_threads.h"
+#include "shimview/analysis/rates.h"
+#include "shimview/analysis/loss.h"
+#include "shimview/render/rows.h"
+#include "shimview/render/sparkline.h"
+#include "shimview/analysis/stats.h"
+#include "shimview/base/table.h"
+#include "shimview/analysis/tags.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_TOP 20
+
+const char report_usage[] =
+    "usage: shimview report [--csv[=TABLE]] [--top N | --all] [--per-thread]\n"
+    "                       [--[no-]sparklines] (FILE | -)\n"
+    "\n"
+    "Print a profile: the run and the machine, one row per tag tuple sorted by samples,\n"
+    "the program's threads added together (share of all samples, share of TSC cycles,\n"
+    "and for each rate its value over the kept periods with a 95% confidence interval\n"
+    "and the number of kept periods), a row for the samples of other processes and one\n"
+    "for the idle CPU, the 'other' row, DTE statistics, the sample period and shim's\n"
+    "own cost; when the run set SHIM_BY, a table of one rate per bucket of another for\n"
+    "the top tags (4, or --top N). The CSV also has the mean of the per-period rates.\n"
+    "'-' reads the profile from standard input; a file larger than 1 GiB is refused.\n"
+    "\n"
+    "  -n, --top N         show the N rows of the program's tags with most samples\n"
+    "                      (default 20)\n"
+    "  -a, --all           show every row\n"
+    "      --per-thread    one row per thread and tag tuple, with the thread's id and\n"
+    "                      name, instead of the program's threads added together\n"
+    "      --csv[=TABLE]   print only one table, as CSV with a header row: 'tags' (the\n"
+    "                      default: every row unless --top is given), 'period' (the\n"
+    "                      sample period summary) or 'by' (one rate per bucket of\n"
+    "                      another, when the run set SHIM_BY); columns in\n"
+    "                      docs/shimview/report.md\n"
+    "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
+    "                      characters (ASCII when the locale is not UTF-8); the default\n"
+    "                      when standard output is a terminal\n"
+    "      --no-sparklines leave that column out, even on a terminal\n"
+    "  -h, --help          print this help\n";
+
+enum csv_table { CSV_NONE, CSV_TAGS, CSV_PERIOD, CSV_BY };
+
+struct report_options {
+    enum csv_table csv;
+    int top_given;
+    int all;
+    long top;
+    int sparklines; /* -1: when standard output is a terminal */
+    int per_thread; /* the per-tag table keeps threads apart */
+    const char *file;
+};
+
+/* Where the report's parts go. In HTML, consecutive fact lines form one table: a line
+ * with a label opens a row, a line without one continues the row's text. */
+struct report_out {
+    FILE *f;
+    enum report_format fmt;
+    int in_facts, in_row; /* HTML: a facts table, a row of it, is open */
+    int per_thread;       /* the per-tag table has a row per thread and tuple */
+};
+
+/* ---- formatting helpers ---- */
+
+static const char *fmt_duration(double ns, char *buf, size_t len)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3f µs", ns / 1e3);
+    return buf;
+}
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static const char *fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+    if (v >= 1 << 20)
+        snprintf(buf, len, "%.1f MiB", (double)v / (1 << 20));
+    else if (v >= 1 << 10)
+        snprintf(buf, len, "%.1f KiB", (double)v / (1 << 10));
+    else
+        snprintf(buf, len, "%" PRIu64 " bytes", v);
+    return buf;
+}
+
+/* Write one fact: in text a label column, then the text with control characters made
+ * visible (profile strings are data, not terminal commands); in HTML a row of the facts
+ * table, or a line of the current row when label is empty, the text escaped. */
+static void fact(struct report_out *o, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fact(struct report_out *o, const char *label, const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) return; /* out of memory: the line is lost, the report goes on */
+    if (o->fmt == REPORT_TEXT) {
+        fprintf(o->f, "%-12s", label);
+        for (int i = 0; i < n; i++)
+            fputc(((unsigned char)text[i] < 0x20 || text[i] == 0x7f) ? '?' : text[i], o->f);
+        fputc('\n', o->f);
+    } else {
+        if (!o->in_facts) fputs("<table class=\"facts\">\n", o->f);
+        o->in_facts = 1;
+        if (o->in_row && !label[0]) {
+            fputs("<br>", o->f);
+        } else {
+            fputs(o->in_row ? "</td></tr>\n<tr><th>" : "<tr><th>", o->f);
+            markup_escape(o->f, label);
+            fputs("</th><td>", o->f);
+            o->in_row = 1;
+        }
+        markup_escape(o->f, text);
+    }
+    free(text);
+}
+
+/* End the facts written so far: in HTML, close their table. */
+static void facts_end(struct report_out *o)
+{
+    if (o->fmt == REPORT_HTML && o->in_facts)
+        fputs(o->in_row ? "</td></tr>\n</table>\n" : "</table>\n", o->f);
+    o->in_facts = o->in_row = 0;
+}
+
+/* A remark under a table: a line of text, or a paragraph of HTML. */
+static void note(struct report_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct report_out *o, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    facts_end(o);
+    if (o->fmt == REPORT_TEXT) {
+        fprintf(o->f, "%s\n", text);
+        return;
+    }
+    fputs("<p class=\"note\">", o->f);
+    markup_escape(o->f, text);
+    fputs("</p>\n", o->f);
+}
+
+static int print_table(struct report_out *o, const struct table *t)
+{
+    facts_end(o);
+    return o->fmt == REPORT_TEXT ? table_print_text(t, o->f) : table_print_html(t, o->f);
+}
+
+/* ---- rows ---- */
+
+/* Which of the named rows (the program's tags, then the rows of other processes and
+ * idle, then `other`) a table prints: rows [0, *first) and [*rest, n). The program's
+ * tags are cut to the top N (every one when top is negative). In the merged view the rows
+ * of other threads, one per group, are printed whatever N is, as `other` is; kept apart
+ * per thread they are rows like the others, cut with them. Returns the rows left out. */
+static size_t rows_cut(const struct profile *p, const struct named_tag *rows, size_t n, long top,
+                       int per_thread, size_t *first, size_t *rest)
+{
+    size_t ranked = n > 0 && rows[n - 1].tag->is_other ? n - 1 : n, prefix = ranked;
+    if (!per_thread)
+        for (prefix = 0; prefix < ranked; prefix++)
+            if (tag_thread_group(p, rows[prefix].tag) != THREAD_PROGRAM) break;
+    *first = top >= 0 && (size_t)top < prefix ? (size_t)top : prefix;
+    *rest = prefix;
+    return prefix - *first;
+}
+
+/* The rows --top, --all and --csv ask for: every row for --all, and for CSV unless
+ * --top was given; otherwise the top N (-1: every row). */
+static long rows_wanted(const struct report_options *o)
+{
+    if (o->all) return -1;
+    if (o->top_given) return o->top;
+    return o->csv ? -1 : DEFAULT_TOP;
+}
+
+/* ---- the text report ---- */
+
+/* Where the thread word came from: "(thread ids from BPF)", "(thread ids: pinned: WHY)". */
+static const char *identity_text(const struct profile_placement *pl, char *buf, size_t len)
+{
+    const char *src = pl->identity_source, *why = pl->identity_why;
+    if (!src)
+        snprintf(buf, len, "(the profile does not say where thread ids came from)");
+    else if (strcmp(src, "bpf") == 0)
+        snprintf(buf, len, "(thread ids from BPF)");
+    else
+        snprintf(buf, len, "(thread ids: %s%s%s)", src, why ? ": " : "", why ? why : "");
+    return buf;
+}
+
+/* The observed threads, the observers, and what shares are shares of. */
+static void print_threads(struct report_out *o, const struct profile *p)
+{
+    const struct profile_placement *pl = &p->placement;
+    char a[32], b[32], c[512];
+    if (pl->has_threads) {
+        uint64_t observed = pl->threads_attached + 1; /* the first, then each that joined */
+        if (observed > pl->nthreads)
+            fact(o, "threads", "%s observed, the first %s listed %s",
+                 fmt_count(observed, a, sizeof a), fmt_count(pl->nthreads, b, sizeof b),
+                 identity_text(pl, c, sizeof c));
+        else
+            fact(o, "threads", "%s observed %s", fmt_count(pl->nthreads, a, sizeof a),
+                 identity_text(pl, c, sizeof c));
+    }
+    if (pl->nobservers == 1)
+        fact(o, "observers", "1 (CPU %" PRIu64 " watching CPU %" PRIu64 ")",
+             pl->observers[0].observer_cpu, pl->observers[0].observed_cpu);
+    else if (pl->nobservers > 1)
+        fact(o, "observers", "%zu, their tables added together:", pl->nobservers);
+    for (size_t i = 0; pl->nobservers > 1 && i < pl->nobservers; i++) {
+        const struct profile_observer *w = &pl->observers[i];
+        fact(o, "", "CPU %" PRIu64 " watching CPU %" PRIu64 ": %s, sharing %s, %s samples",
+             w->observer_cpu, w->observed_cpu, w->relation, w->shared,
+             fmt_count(w->samples, a, sizeof a));
+    }
+    fact(o, "shares", "of all %s attributed samples%s; time share: of their TSC cycles",
+         fmt_count(p->samples.total - p->samples.interrupted, a, sizeof a),
+         pl->has_threads ? " (every thread's: other processes and idle too)" : "");
+}
+
+static void print_header(struct report_out *o, const struct profile *p)
+{
+    const struct profile_machine *m = &p->machine;
+    const struct profile_placement *pl = &p->placement;
+    char a[64], b[64];
+    fact(o, "profile", "%s (format %" PRIu64 ", written by shim %s)", p->file, p->version,
+         p->shim_version);
+    fact(o, "program", "%s, pid %" PRIu64, p->program.path, p->program.pid);
+    fact(o, "duration", "%s (%s TSC cycles)", fmt_duration((double)p->run.duration_ns, a, sizeof a),
+         fmt_count(p->run.tsc_cycles, b, sizeof b));
+    fact(o, "machine", "%s (%s), %" PRIu64 " package%s, %" PRIu64 " core%s, %" PRIu64 " PU%s, %s",
+         m->cpu_model, m->vendor, m->packages, plural(m->packages), m->cores, plural(m->cores),
+         m->pus, plural(m->pus), m->smt ? "SMT" : "no SMT");
+    fact(o, "host", "%s, kernel %s", m->hostname, m->kernel);
+    fact(o, "TSC", "%.0f Hz = %.3f GHz (%s, %s), step %" PRIu64 " cycle%s", m->tsc_hz,
+         m->tsc_hz / 1e9, m->tsc_source, m->tsc_invariant ? "invariant" : "not invariant",
+         m->tsc_step, plural(m->tsc_step));
+    fact(o, "placement",
+         "observer CPU %" PRIu64 ", observed CPU %" PRIu64 " (tid %" PRIu64 "): %s, sharing %s",
+         pl->observer_cpu, pl->observed_cpu, pl->observed_tid, pl->relation, pl->shared);
+    print_threads(o, p);
+    char loss[512];
+    if (loss_describe(p, loss, sizeof loss)) fact(o, "warning", "%s", loss);
+}
+
+static void print_rate_legend(struct report_out *o, const struct profile *p,
+                              const struct sparkline_look *sl)
+{
+    for (size_t r = 0; r < p->nrates; r++)
+        fact(o, r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name, p->rates[r].counter,
+             p->rates[r].unit);
+    if (p->nrates)
+        fact(o, "",
+             "rate: over the tag's kept periods together (counts / cycles); n: kept "
+             "periods; the CSV also has the mean of per-period rates");
+    fact(o, "",
+         "± 95%% CI assumes independent samples; consecutive samples are "
+         "correlated, so read it as a lower bound on the uncertainty");
+    if (sl->on)
+        fact(o, "",
+             "%s histogram: kept periods in %d cells over [%g, %g) %s; height: share of the "
+             "row's fullest cell (%s), blank: none",
+             p->rates[sl->rate].name, SPARKLINE_CELLS, sl->lo, sl->hi, p->rates[sl->rate].unit,
+             sparkline_ramp(sl->style));
+}
+
+static void print_dte(struct report_out *o, const struct profile *p)
+{
+    const struct profile_samples *s = &p->samples;
+    char a[32], b[32], c[32], d[32], e[32];
+    fact(o, "samples", "%s periods, %s distinct tags, %s to other (no room for their tuple)",
+         fmt_count(s->total, a, sizeof a), fmt_count(s->distinct_tags, b, sizeof b),
+         fmt_count(s->other, c, sizeof c));
+    fact(o, "",
+         "%s straddled a change of tag tuple: counted in the shares, not in the rates (their "
+         "counts mix two tuples)",
+         fmt_count(s->straddled, a, sizeof a));
+    fact(o, "",
+         "%s interrupted, not attributed (the observer was aggregating, or a period "
+         "exceeded %s cycles)",
+         fmt_count(s->interrupted, a, sizeof a), fmt_count(s->max_period, b, sizeof b));
+    fact(o, "DTE", "rated %s, kept %s (%s), discarded %s, thread changes %s",
+         fmt_count(s->rated, a, sizeof a), fmt_count(s->kept, b, sizeof b),
+         rows_fmt_percent(stats_fraction(s->kept, s->rated), c, sizeof c),
+         fmt_count(s->discarded, d, sizeof d), fmt_count(s->thread_changes, e, sizeof e));
+    if (p->config.dte_off)
+        fact(o, "", "DTE off: every rated period kept (tolerance %g not applied)",
+             p->config.dte_tolerance);
+    else
+        fact(o, "",
+             "tolerance |CPC - 1| <= %g (±%.2f%%), or a skew of at most %" PRIu64
+             " cycles (the TSC step)",
+             p->config.dte_tolerance, 100 * p->config.dte_tolerance, p->config.dte_resolution);
+}
+
+static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
+                       double scale, int csv)
+{
+    const double v[] = {h->median, h->p10, h->p90, h->mean, h->min, h->max};
+    table_add_row(t);
+    table_set(t, 0, csv ? "%s" : "  %s", unit);
+    for (size_t i = 0; i < 6; i++)
+        table_set(t, i + 1, csv ? "%.10g" : "%.1f", v[i] * scale);
+}
+
+/* The sample period's summary in TSC cycles and in ns: rounded for people, in full for
+ * CSV (whose first column is headed "unit"); ruled: the first row is a header row. NULL
+ * if memory ran out. */
+static struct table *period_table(const struct profile *p, int csv, int ruled)
+{
+    static const enum table_align align[7] = {TABLE_LEFT,  TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT,
+                                              TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT};
+    static const char *const heads[7] = {"", "median", "p10", "p90", "mean", "min", "max"};
+    struct table *t = table_new(7, align);
+    if (!t) return NULL;
+    table_add_row(t);
+    for (size_t i = 0; i < 7; i++)
+        table_set(t, i, "%s", i == 0 && csv ? "unit" : heads[i]);
+    if (ruled) table_end_header(t);
+    if (p->period.has_summary) {
+        period_row(t, "TSC cycles", &p->period, 1, csv);
+        period_row(t, "ns", &p->period, 1e9 / p->machine.tsc_hz, csv);
+    }
+    return t;
+}
+
+static int print_period(struct report_out *o, const struct profile *p)
+{
+    const struct profile_loghist *h = &p->period;
+    char a[32];
+    if (!h->has_summary) {
+        fact(o, "period", "no sample periods recorded");
+        return 0;
+    }
+    if (h->underflow || h->overflow) {
+        char b[32], c[32];
+        fact(o, "period", "%s sample periods (%s below, %s above the histogram's span)",
+             fmt_count(h->count, a, sizeof a), fmt_count(h->underflow, b, sizeof b),
+             fmt_count(h->overflow, c, sizeof c));
+    } else {
+        fact(o, "period", "%s sample periods", fmt_count(h->count, a, sizeof a));
+    }
+    struct table *t = period_table(p, 0, o->fmt == REPORT_HTML);
+    if (!t) return -1;
+    int rc = print_table(o, t);
+    table_free(t);
+    return rc;
+}
+
+static void print_cost(struct report_out *o, const struct profile *p)
+{
+    char a[32], b[32];
+    const struct profile_cost *c = &p->cost;
+    uint64_t per_second = (uint64_t)llround(fmin(fmax(c->samples_per_second, 0), 9e18));
+    fact(o, "cost", "%s samples/s; observer CPU %.3f s = %.2f%% of wall time; tag table %s",
+         fmt_count(per_second, a, sizeof a), c->observer_cpu_seconds, 100 * c->observer_cpu_share,
+         fmt_bytes(c->tag_table_bytes, b, sizeof b));
+}
+
+/* The tag table, a line on hidden rows, a blank line and the legend. */
+static int print_tags(struct report_out *o, const struct profile *p, long top,
+                      const struct sparkline_look *sl)
+{
+    size_t nrows = 0, first, rest;
+    struct named_tag *rows = named_tags(p, 1, &nrows);
+    if (!rows) return -1;
+    size_t hidden = rows_cut(p, rows, nrows, top, o->per_thread, &first, &rest);
+    uint64_t total_cycles = profile_total_cycles(p);
+    struct rows_look look = {.thread = o->per_thread,
+                             .thread_name = o->per_thread && p->placement.has_threads,
+                             .spark = *sl};
+    struct table *t = rows_text_table(p, &look);
+    int rc = -1;
+    if (t) {
+        int cut = o->fmt == REPORT_TEXT; /* a page wraps a long name instead */
+        for (size_t i = 0; i < nrows; i++)
+            if (i < first || i >= rest) rows_text_row(t, p, &rows[i], &look, total_cycles, cut);
+        rc = print_table(o, t);
+        table_free(t);
+    }
+    named_tags_free(rows, nrows);
+    if (hidden)
+        note(o, "(%zu more row%s hidden: --all shows every row, --top N the first N)", hidden,
+             hidden == 1 ? "" : "s");
+    if (o->fmt == REPORT_TEXT) fputc('\n', o->f);
+    print_rate_legend(o, p, sl);
+    facts_end(o);
+    return rc;
+}
+
+/* The tags the `by` table shows: every one for --all, N for --top N, else BY_TOP. */
+static long by_rows_wanted(const struct report_options *o)
+{
+    if (o->all) return -1;
+    return o->top_given ? o->top : BY_TOP;
+}
+
+/* One rate per bucket of another, when the profile has it: a line saying which, the
+ * table, and how to read it. */
+static int print_by(struct report_out *o, const struct profile *p, long top)
+{
+    char what[640];
+    size_t hidden;
+    if (!p->has_by) return 0;
+    struct table *t = by_table(p, top, 0, o->fmt == REPORT_TEXT ? ROWS_NAME_WIDTH / 2 : 0, &hidden);
+    if (!t) return -1;
+    fact(o, "by", "%s", by_describe(p, what, sizeof what));
+    int rc = p->ntags ? print_table(o, t) : 0;
+    table_free(t);
+    if (p->ntags == 0) note(o, "(no tags)");
+    if (hidden && p->ntags)
+        note(o, "(%zu slot%s without kept periods of these tags left out)", hidden,
+             hidden == 1 ? "" : "s");
+    fact(o, "",
+         "cells: %s over the tag's kept periods whose %s fell in the row's slot (sum_a / "
+         "sum_b); n: those periods; -: none with a rate",
+         p->rates[p->by.rate].name, p->rates[p->by.by].name);
+    facts_end(o);
+    return rc;
+}
+
+/* DTE, the sample period and the cost. */
+static int print_sampling(struct report_out *o, const struct profile *p)
+{
+    print_dte(o, p);
+    int rc = print_period(o, p);
+    print_cost(o, p);
+    facts_end(o);
+    return rc;
+}
+
+/* The text report of p, whose threads `view` holds folded together (match_fold): the
+ * per-tag table of the view, or of p itself with --per-thread; the by table of the view. */
+static int print_text(const struct profile *p, const struct profile *view,
+                      const struct report_options *opt)
+{
+    struct report_out o = {.f = stdout, .fmt = REPORT_TEXT, .per_thread = opt->per_thread};
+    const struct profile *rows = opt->per_thread ? p : view;
+    int on = opt->sparklines < 0 ? isatty(STDOUT_FILENO) : opt->sparklines;
+    struct sparkline_look sl = rows_sparkline_look(
+        p, on ? (long)rates_default(p) : -1, on ? sparkline_style_from_locale() : SPARKLINE_ASCII);
+    print_header(&o, p);
+    fputc('\n', o.f);
+    int rc = print_tags(&o, rows, rows_wanted(opt), &sl);
+    if (p->has_by) {
+        fputc('\n', o.f);
+        int rc1 = print_by(&o, view, by_rows_wanted(opt));
+        fputc('\n', o.f);
+        rc = rc ? rc : rc1;
+    }
+    int rc2 = print_sampling(&o, p);
+    return rc ? rc : rc2;
+}
+
+/* ---- the parts, for other commands ---- */
+
+void report_write_run(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    print_header(&o, p);
+    facts_end(&o);
+}
+
+void report_write_threads(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    print_threads(&o, p);
+    facts_end(&o);
+}
+
+int report_write_tags(FILE *f, enum report_format fmt, const struct profile *p, long top,
+                      long sparkline_rate)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    struct sparkline_look sl = rows_sparkline_look(p, sparkline_rate, SPARKLINE_UTF8);
+    return print_tags(&o, p, top, &sl);
+}
+
+int report_write_by(FILE *f, enum report_format fmt, const struct profile *p, long top)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    return print_by(&o, p, top);
+}
+
+int report_write_sampling(FILE *f, enum report_format fmt, const struct profile *p)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    return print_sampling(&o, p);
+}
+
+void report_note(FILE *f, enum report_format fmt, const char *text)
+{
+    struct report_out o = {.f = f, .fmt = fmt};
+    note(&o, "%s", text);
+}
+
+/* ---- CSV ---- */
+
+/* One CSV table of p (view: as for print_text). */
+static int print_csv(const struct profile *p, const struct profile *view,
+                     const struct report_options *o)
+{
+    if (o->csv == CSV_PERIOD || o->csv == CSV_BY) {
+        size_t hidden;
+        struct table *t = o->csv == CSV_PERIOD ? period_table(p, 1, 1)
+                                               : by_table(view, rows_wanted(o), 1, 0, &hidden);
+        int rc = t ? table_print_csv(t, stdout) : -1;
+        table_free(t);
+        return rc;
+    }
+    const struct profile *q = o->per_thread ? p : view;
+    size_t nrows = 0, first, rest;
+    struct named_tag *rows = named_tags(q, 1, &nrows);
+    if (!rows) return -1;
+    rows_cut(q, rows, nrows, rows_wanted(o), o->per_thread, &first, &rest);
+    uint64_t total_cycles = profile_total_cycles(q);
+    struct rows_look look = {.thread_name = o->per_thread && p->placement.has_threads, .slots = 1};
+    struct table *t = rows_csv_table(q, &look);
+    int rc = -1;
+    if (t) {
+        for (size_t i = 0; i < nrows; i++)
+            if (i < first || i >= rest) rows_csv_row(t, q, &rows[i], &look, total_cycles);
+        rc = table_print_csv(t, stdout);
+        table_free(t);
+    }
+    named_tags_free(rows, nrows);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static int parse_options(int argc, char **argv, struct report_options *o)
+{
+    static const struct option options[] = {
+        {"csv", optional_argument, NULL, 'c'},     {"top", required_argument, NULL, 'n'},
+        {"all", no_argument, NULL, 'a'},           {"sparklines", no_argument, NULL, 's'},
+        {"no-sparklines", no_argument, NULL, 'S'}, {"per-thread", no_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":n:ah", options, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            if (!optarg || strcmp(optarg, "tags") == 0)
+                o->csv = CSV_TAGS;
+            else if (strcmp(optarg, "period") == 0)
+                o->csv = CSV_PERIOD;
+            else if (strcmp(optarg, "by") == 0)
+                o->csv = CSV_BY;
+            else
+                return usage_error("report", "--csv=%s: no such table (tables: tags, period, by)",
+                                   optarg);
+            break;
+        case 's':
+        case 'S':
+            o->sparklines = opt == 's';
+            break;
+        case 'a':
+            o->all = 1;
+            break;
+        case 'T':
+            o->per_thread = 1;
+            break;
+        case 'n':
+            if (parse_count_option("report", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
+            o->top_given = 1;
+            break;
+        case 'h':
+            fputs(report_usage, stdout);
+            return -1;
+        default:
+            return option_error("report", opt, argv);
+        }
+    }
+    if (o->all && o->top_given) return usage_error("report", "--all and --top exclude each other");
+    if (optind >= argc) return usage_error("report", "missing the profile FILE");
+    if (optind + 1 < argc) return usage_error("report", "expects one FILE, got %d", argc - optind);
+    o->file = argv[optind];
+    return 0;
+}
+
+/* The text report or one CSV table on stdout; 0, or -1 when memory ran out. */
+static int print_report(const struct profile *p, const struct report_options *o)
+{
+    struct profile view;
+    char **names;
+    if (match_fold(p, &view, &names)) return -1;
+    int rc = o->csv != CSV_NONE ? print_csv(p, &view, o) : print_text(p, &view, o);
+    match_fold_free(&view, names);
+    return rc;
+}
+
+int report_print(const struct profile *p, int csv, long top)
+{
+    struct report_options o = {
+        .csv = csv ? CSV_TAGS : CSV_NONE, .top_given = top >= 0, .all = top < 0, .top = top};
+    return print_report(p, &o);
+}
+
+int report_main(int argc, char **argv)
+{
+    struct report_options o = {.sparklines = -1};
+    char err[512];
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    struct profile *p = profile_load(o.file, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    if (o.csv == CSV_BY && !p->has_by) {
+        rc = usage_error("report", "--csv=by: %s has no by table (the run did not set SHIM_BY)",
+                         p->file);
+        profile_free(p);
+        return rc;
+    }
+    rc = print_report(p, &o);
+    if (rc) fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
+    profile_free(p);
+    return rc ? EXIT_FILE_ERROR : 0;
+}
