@@ -19,6 +19,11 @@
 #define SHIMVIEW_VERSION "0.1.0"
 #endif
 
+/* Where `cmake --install` puts the documents the usage texts name (CMakeLists.txt) */
+#ifndef SHIM_DOC_DIR
+#define SHIM_DOC_DIR "/usr/local/share/doc/shim"
+#endif
+
 /* Print "shimview CMD: <message>" and a hint to stderr; returns EXIT_USAGE_ERROR. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -24,6 +24,7 @@
  * tag entry, with its own tuple.
  */
 #include "profile.h"
+#include "demangle.h"
 #include "profile_cct.h"
 #include "profile_pass.h"
 #include "profile_threads.h"
@@ -691,6 +692,7 @@ struct profile *profile_load(const char *path, char *err, size_t errlen)
     /* The document copies what it keeps, so the bytes can go once it is parsed. */
     struct profile *p = profile_load_buffer(data, len, name, err, errlen);
     free(data);
+    if (p) profile_demangle(p); /* C++ names as written in the source (demangle.h) */
     return p;
 }
 
@@ -723,6 +725,7 @@ void profile_free(struct profile *p)
     free(p->config.tag_slots);
     free(p->config.counter_slots);
     free(p->program.argv);
+    profile_demangle_free(p);
     profile_cct_free(p);
     json_decref(p->root);
     free(p);
