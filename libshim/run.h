@@ -18,6 +18,7 @@
 #include "affinity.h"
 #include "topology.h"
 #include "trace_writer.h"
+#include "unread.h"
 
 #define RUN_MAX_THREADS 1024 /* threads the profile lists by id */
 #define RUN_THREAD_NAME 16   /* the kernel's limit, with the terminating 0 */
@@ -109,8 +110,9 @@ struct shim_run {
     struct keeper keeper; /* grows every observer's tables while they run */
     uint64_t samples0;    /* the first observer's periods, before the others' were added */
     cpu_set_t observed_cpus;
-    pid_t thread_tid[RUN_MAX_THREADS];                  /* gettid(): the process's own namespace */
-    uint64_t thread_seen[RUN_MAX_THREADS];              /* as the thread word shows it */
+    struct unread_watch unread;            /* the program's slots that are not read (unread.c) */
+    pid_t thread_tid[RUN_MAX_THREADS];     /* gettid(): the process's own namespace */
+    uint64_t thread_seen[RUN_MAX_THREADS]; /* as the thread word shows it */
     char thread_name[RUN_MAX_THREADS][RUN_THREAD_NAME]; /* as each was named when it joined */
     _Alignas(64) uint64_t thread_word; /* the observed thread's tid, read by the observer */
 };
