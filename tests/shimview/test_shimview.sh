@@ -200,6 +200,8 @@ counts-inconsistent.json|samples: kept
 huge-integer.json|too big integer
 deep-nesting.json|depth
 not-an-object.json|top level
+rate-missing.json|tags[0].rates[0].rate: missing
+rate-null-with-n.json|but rate is null
 EOF
 run report "$TMP/does-not-exist.json"
 expect_status "a missing file exits 1" 1
