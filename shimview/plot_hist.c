@@ -470,7 +470,7 @@ static void hist_titles(const struct plot_ctx *c, const char *label, char *title
         snprintf(title, tlen, "Distribution of %s, per tag", label);
         char tiny[96] = "";
         if (c->tiny) /* PLOT_TINY_SHARE */
-            snprintf(tiny, sizeof tiny, " (%zu under 0.1%% left out: --top draws them)", c->tiny);
+            snprintf(tiny, sizeof tiny, ", %zu under 0.1%% left out", c->tiny);
         snprintf(sub, slen,
                  "%s \xc2\xb7 %s \xc2\xb7 top %zu of %zu tags by samples%s \xc2\xb7 "
                  "%s kept samples in all",

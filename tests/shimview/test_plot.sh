@@ -162,7 +162,7 @@ python3 "$VARIANT" "$GOOD" "$WORK/plot-tiny.json" tiny-tag || fail "generating v
 run plot -o "$OUT" "$WORK/plot-tiny.json"
 expect_status "plot of a profile with a tiny tag" 0
 check_svg "a tiny tag gets no panel by default, and the subtitle says so" \
-    "$OUT/plot-tiny-hist.svg" "npanels=3" "panels=eval,parse,emit" "subtitle=1 under 0.1% left out"
+    "$OUT/plot-tiny-hist.svg" "npanels=3" "panels=eval,parse,emit" "subtitle=1 under 0.1% left out" "uncut=subtitle"
 run plot --top 4 -o "$OUT" "$WORK/plot-tiny.json"
 check_svg "--top 4 draws the tiny tag too" "$OUT/plot-tiny-hist.svg" "npanels=4" \
     "panels=eval,parse,emit,tiny"
