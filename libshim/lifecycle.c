@@ -385,7 +385,7 @@ static int place(struct shim_run *r)
 
 /*
  * Which thread runs on the observed CPU: from BPF (thread_identity.c), whose word the
- * observer then reads, or else the observed thread's id, a constant (README, "Threads").
+ * observer then reads, or else the observed thread's id, a constant (docs/guide.md, "Threads").
  * The calling thread is pinned to the observed CPU already.
  */
 static int open_identity(struct shim_run *r)
@@ -1022,7 +1022,7 @@ int shim_stop(void)
  * is seen and told apart from the others. Without it, the thread word is the thread
  * that called shim_start(): another thread on that CPU would be taken for it, so the
  * thread stays off the observed CPU where it can (and is not observed), and shim says
- * once why it cannot do better (README, "Threads").
+ * once why it cannot do better (docs/guide.md, "Threads").
  */
 static int attach_thread(struct shim_run *r, const cpu_set_t *inherited)
 {
