@@ -141,7 +141,7 @@ int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long 
     "  -r, --rate NAME   show only this rate (default: every rate)\n"                              \
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"                     \
     "  -a, --all         show every row\n"                                                         \
-    "      --csv         print the table as CSV (columns in shimview/README.md)\n"                 \
+    "      --csv         print the table as CSV (its columns: " SHIM_DOC_DIR "/shimview.md)\n"     \
     "  -h, --help        print this help\n"
 
 /* Their options: --rate, --top, --all, --csv, and the command's own --sort or --function;

@@ -76,7 +76,7 @@ const char report_usage[] =
     "                      default: every row unless --top is given), 'period' (the\n"
     "                      sample period summary) or 'by' (one rate per bucket of\n"
     "                      another, when the run set SHIM_BY); columns in\n"
-    "                      shimview/README.md\n"
+    "                      " SHIM_DOC_DIR "/shimview.md\n"
     "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
     "                      characters (ASCII when the locale is not UTF-8); the default\n"
     "                      when standard output is a terminal\n"
