@@ -80,7 +80,7 @@ names_demangled "functions --csv" "$WORK/out"
 run contexts --all "$PROF"
 expect_in "$WORK/out" "main > $AREA" "contexts: a path of demangled names"
 expect_not_in "$WORK/out" "_ZN" "contexts: no mangled name left"
-run tree "$PROF"
+run tree --min-share 0 "$PROF"
 expect_in "$WORK/out" "$AREA" "tree: demangled"
 expect_not_in "$WORK/out" "_ZN" "tree: no mangled name left"
 run report --csv "$PROF"
@@ -118,7 +118,7 @@ expect_in "$WORK/out" "_ZNK8geometry6Circle4areaEv" "functions --no-demangle: th
 expect_not_in "$WORK/out" "$AREA" "functions --no-demangle: no source name"
 run export -f folded "$PROF" --no-demangle
 expect_in "$WORK/out" "main;_ZNK8geometry6Circle4areaEv" "export --no-demangle after the file: symbols"
-run tree --no-demangle "$PROF"
+run tree --no-demangle --min-share 0 "$PROF"
 expect_in "$WORK/out" "_ZN8geometry5scaleEli" "tree --no-demangle: symbols"
 # after "--" it is a file name, not the option
 run functions -- --no-demangle
