@@ -15,7 +15,7 @@
  * Where the process may load BPF programs (root, or CAP_BPF and CAP_PERFMON) the
  * observer knows which thread runs on the observed CPU at every sample, and the workers
  * are kept on that CPU, so their time is told apart; elsewhere shim says once what it
- * cannot do (README, "Threads").
+ * cannot do (docs/guide.md, "Threads").
  *
  * Each worker goes round "hash" (a tight arithmetic loop) and "sort" (insertion sorts of
  * small arrays), counting the items it finishes; a "mixer" worker has a third phase,

@@ -72,13 +72,13 @@ enum shim_error {
 
 /* Configuration. Fill with shim_config_init(), change what you need, pass to
  * shim_start(). The environment (SHIM_*) is applied on top, so a user can retune a
- * built program without recompiling; see README.md for every variable. */
+ * built program without recompiling; see docs/environment.md for every variable. */
 struct shim_config {
     uint32_t size;          /* sizeof(struct shim_config); set by shim_config_init() */
     const char *output;     /* profile path; %p pid, %e program name, %% percent;
                              * NULL: "shim-%e-%p.json" in the working directory */
     uint64_t period;        /* target sample period in TSC cycles (default 1000); 0: as
-                             * fast as possible (see README: finest, but biased) */
+                             * fast as possible (see docs/guide.md: finest, but biased) */
     int observer_cpu;       /* CPU for the observer; -1: choose (SMT sibling, else the
                              * nearest core by shared cache) */
     double dte_tolerance;   /* keep a sample's rates only if |CPC - 1| <= this; in [0,1] */
@@ -109,7 +109,7 @@ SHIM_API int shim_stop(void);
 
 /* Observe the calling thread too: give it a signal block of its own (its tags and
  * counters), so that samples taken while it runs on an observed CPU are its own
- * (README, "Threads"). Threads created while shim is observing do this by themselves
+ * (docs/guide.md, "Threads"). Threads created while shim is observing do this by themselves
  * before they run; a thread that exists before shim_start() calls it. A thread's block
  * goes back to the pool when the thread exits, or with shim_thread_detach().
  * Returns 0, SHIM_ENOTSTARTED, or SHIM_ENOMEM when every block is taken. */

@@ -35,7 +35,7 @@ static uint64_t seen_id(const struct shim_run *r, pid_t tid)
  * is seen and told apart from the others. Without it, the thread word is the thread
  * that called shim_start(): another thread on that CPU would be taken for it, so the
  * thread stays off the observed CPU where it can (and is not observed), and shim says
- * once why it cannot do better (README, "Threads").
+ * once why it cannot do better (docs/guide.md, "Threads").
  */
 static int attach_locked(struct shim_run *r, const cpu_set_t *inherited)
 {

@@ -90,7 +90,7 @@ struct config_var {
 };
 
 /* The table of every SHIM_* variable, NULL-terminated; used for parsing and for the
- * unknown-variable check (tests/docs checks that README.md documents each). */
+ * unknown-variable check (tests/docs checks that docs/environment.md documents each). */
 extern const struct config_var config_vars[];
 
 /* Fill s with the defaults. */

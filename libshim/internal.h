@@ -23,6 +23,7 @@
 #include "libshim/affinity.h"
 #include "libshim/topology.h"
 #include "libshim/trace_writer.h"
+#include "libshim/unread.h"
 
 /* ---- the run: filled by lifecycle.c and the files below, read by the profile writer ---- */
 
@@ -116,8 +117,9 @@ struct shim_run {
     struct keeper keeper; /* grows every observer's tables while they run */
     uint64_t samples0;    /* the first observer's periods, before the others' were added */
     cpu_set_t observed_cpus;
-    pid_t thread_tid[RUN_MAX_THREADS];                  /* gettid(): the process's own namespace */
-    uint64_t thread_seen[RUN_MAX_THREADS];              /* as the thread word shows it */
+    struct unread_watch unread;            /* the program's slots that are not read (unread.c) */
+    pid_t thread_tid[RUN_MAX_THREADS];     /* gettid(): the process's own namespace */
+    uint64_t thread_seen[RUN_MAX_THREADS]; /* as the thread word shows it */
     char thread_name[RUN_MAX_THREADS][RUN_THREAD_NAME]; /* as each was named when it joined */
     _Alignas(64) uint64_t thread_word; /* the observed thread's tid, read by the observer */
 };

@@ -63,6 +63,7 @@ int keeper_start(struct keeper *k, const cpu_set_t *cpus)
     int err = threads_create_internal(&k->thread, &attr, keeper_main, k);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
+    if (!err) pthread_setname_np(k->thread, "shim-keeper");
     k->running = err == 0;
     return err;
 }

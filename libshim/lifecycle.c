@@ -288,6 +288,7 @@ static int start_locked(const struct shim_config *cfg)
         return rc;
     }
     host_probe(&r->host);
+    unread_watch_start(&r->unread, r); /* without memory: nothing said at the stop */
     snprintf(last_output, sizeof last_output, "%s", r->output_path);
     run_set_current(r);
     return 0;
@@ -423,6 +424,9 @@ static void summary(const struct shim_run *r)
             t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
             r->placement.relation);
     summary_unattributed(r);
+    char unread[1024];
+    if (unread_watch_message(&r->unread, r, unread, sizeof unread))
+        fprintf(stderr, "shim: %s\n", unread);
 }
 
 int shim_stop(void)
@@ -436,6 +440,7 @@ int shim_stop(void)
     observer_request_stop(&r->obs);
     pthread_join(r->thread, NULL);
     observers_stop_extra(r);
+    unread_watch_stop(&r->unread);
     hardware_check(r);
     if (r->tracing) {
         trace_writer_stop(&r->trace);
@@ -461,6 +466,7 @@ int shim_stop(void)
         summary(r);
     }
     if (r->settings.hooks_frames) cct_use_frames(0);
+    unread_watch_free(&r->unread);
     observer_free(&r->obs);
     observers_free_extra(r);
     hardware_close(r);

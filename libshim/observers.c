@@ -67,7 +67,7 @@ int observers_place(struct shim_run *r)
 
 /*
  * Which thread runs on the observed CPU: from BPF (thread_identity.c), whose word the
- * observer then reads, or else the observed thread's id, a constant (README, "Threads").
+ * observer then reads, or else the observed thread's id, a constant (docs/guide.md, "Threads").
  * The calling thread is pinned to the observed CPU already.
  */
 int observers_open_identity(struct shim_run *r)

@@ -9,6 +9,11 @@
  * each CPU, and a verdict. It is useful precisely on machines with no PMU, where it says
  * so and why. It never changes anything on the machine.
  */
+/* Where `cmake --install` puts the documents the help text names (CMakeLists.txt) */
+#ifndef SHIM_DOC_DIR
+#define SHIM_DOC_DIR "/usr/local/share/doc/shim"
+#endif
+
 #include <cpuid.h>
 #include <dirent.h>
 #include <errno.h>
@@ -178,7 +183,11 @@ static int usage(FILE *out, int status)
                  "kernel and\nlibpfm4 see, perf_event_paranoid, rdpmc, any-thread "
                  "counting, whether cycles and\ninstructions can be counted, whether BPF can "
                  "tell which thread runs on a CPU, the\nobserver placement for a thread on "
-                 "each CPU, and a one-line verdict. Changes nothing.\n");
+                 "each CPU, and a one-line verdict. Changes nothing.\n\n"
+                 "What each line means, and what to change: " SHIM_DOC_DIR
+                 "/hardware-counters.md\n(counters, rdpmc, any-thread counting) and " SHIM_DOC_DIR
+                 "/threads.md (BPF).\n\n"
+                 "  -h, --help  print this help\n");
     return status;
 }
 

@@ -11,6 +11,11 @@
  * set in the environment. shimrun execs PROGRAM, so its exit status, signals and
  * process id are the program's own.
  */
+/* Where `cmake --install` puts the documents the help text names (CMakeLists.txt) */
+#ifndef SHIM_DOC_DIR
+#define SHIM_DOC_DIR "/usr/local/share/doc/shim"
+#endif
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -31,7 +36,7 @@ static const struct option_map {
     {"output", "FILE", 'o', "SHIM_OUTPUT", "the profile (%p pid, %e program name)"},
     {"period", "CYCLES", 'p', "SHIM_PERIOD",
      "target sample period in TSC cycles (0: fastest; default 1000, and 10000 for code built "
-     "with the pass or -finstrument-functions, docs/calling-contexts.md)"},
+     "with the pass or -finstrument-functions, " SHIM_DOC_DIR "/calling-contexts.md)"},
     {"events", "LIST", 'e', "SHIM_EVENTS", "hardware events, e.g. cycles,instructions"},
     {"scope", "SCOPE", 0, "SHIM_EVENT_SCOPE", "whose events: auto, core, observer, thread"},
     {"rates", "LIST", 'r', "SHIM_RATES", "more rates, NAME=NUM[*SCALE]/DEN,..."},
@@ -64,8 +69,10 @@ static void usage(FILE *out)
                  options[i].arg ? options[i].arg : "");
         fprintf(out, "  %-26s %s (%s)\n", flag, options[i].help, options[i].var);
     }
-    fprintf(out, "  %-26s %s\n\nREADME.md describes each SHIM_* variable.\n", "-h, --help",
-            "this text");
+    fprintf(out,
+            "  %-26s %s\n\n" SHIM_DOC_DIR "/environment.md describes each SHIM_* variable;\n"
+            "" SHIM_DOC_DIR "/README.md is the quick start.\n",
+            "-h, --help", "this text");
 }
 
 /* libshim.so beside shimrun's own install (../lib...), or where the build put it. */

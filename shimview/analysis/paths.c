@@ -154,7 +154,8 @@ void pass_write_loop(FILE *out, const struct profile_function *fn, uint64_t valu
 static int names_function(const struct profile_function *f, const char *name, uint64_t address)
 {
     if (address) return f->address == address;
-    return (f->name && strcmp(f->name, name) == 0) || (f->pass && strcmp(f->pass->name, name) == 0);
+    return (f->name && strcmp(f->name, name) == 0) || (f->symbol && strcmp(f->symbol, name) == 0) ||
+           (f->pass && strcmp(f->pass->name, name) == 0);
 }
 
 /* The edit distance of a and b (cut to 63 bytes each): how far a typo is from a name. */

@@ -49,11 +49,14 @@ char *tag_value_name(const struct profile *p, const struct profile_tag *t, size_
 }
 
 /* Value i of entry t, which has no name of its own: a reserved slot's name, or
- * "slotname=value" (an address in hex). */
+ * "slotname=value" (an address in hex); 0, which every thread's slots hold until it
+ * signals, is TAG_VALUE_UNSET. */
 static void write_value(FILE *f, const struct profile *p, const struct profile_tag *t, size_t i)
 {
     if (write_reserved(f, p, t, i)) return;
-    if (p->has_function_slot && i == p->function_tag)
+    if (t->values[i] == 0)
+        fputs(TAG_VALUE_UNSET, f);
+    else if (p->has_function_slot && i == p->function_tag)
         fprintf(f, "%s=%#" PRIx64, p->signals.tags[i].name, t->values[i]);
     else
         fprintf(f, "%s=%" PRIu64, p->signals.tags[i].name, t->values[i]);

@@ -10,6 +10,10 @@
 
 #include "shimview/model/profile.h"
 
+/* What an unnamed value 0 of a tag slot reads as: every thread's slots hold 0 until it
+ * signals (a program that signals 0 on purpose names it with shim_name_tag). */
+#define TAG_VALUE_UNSET "(before the first signal)"
+
 struct named_tag {
     const struct profile_tag *tag;
     char *name; /* names joined by '/', or "slot=value" where a value has no name */

@@ -32,8 +32,9 @@ static void utf8_trim(char *buf, size_t n)
 const char *tag_value_label(const char *slot_name, const char *name, uint64_t value, char *buf,
                             size_t len)
 {
-    int n =
-        name ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%s=%" PRIu64, slot_name, value);
+    int n = name         ? snprintf(buf, len, "%s", name)
+            : value == 0 ? snprintf(buf, len, "%s", TAG_VALUE_UNSET)
+                         : snprintf(buf, len, "%s=%" PRIu64, slot_name, value);
     if (n >= 0 && (size_t)n >= len && len > 0) utf8_trim(buf, len - 1);
     return buf;
 }

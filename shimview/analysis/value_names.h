@@ -28,11 +28,12 @@ struct value_names {
 int value_names_init(struct value_names *vn, const struct profile *p);
 void value_names_free(struct value_names *vn);
 
-/* The name of value in slot: its name from the profile, else "slotname=value". */
+/* The name of value in slot: its name from the profile, else as tag_value_label(). */
 const char *value_names_get(const struct value_names *vn, size_t slot, uint64_t value, char *buf,
                             size_t len);
 
-/* A frame or slice name: name when there is one, else "slotname=value", in buf. */
+/* A frame or slice name: name when there is one, else "slotname=value" (0:
+ * TAG_VALUE_UNSET, tags.h), in buf. */
 const char *tag_value_label(const char *slot_name, const char *name, uint64_t value, char *buf,
                             size_t len);
 

@@ -10,6 +10,11 @@
 #ifndef SHIMVIEW_USAGE_H
 #define SHIMVIEW_USAGE_H
 
+/* Where `cmake --install` puts the documents the usage texts name (CMakeLists.txt) */
+#ifndef SHIM_DOC_DIR
+#define SHIM_DOC_DIR "/usr/local/share/doc/shim"
+#endif
+
 #define EXIT_FILE_ERROR  1
 #define EXIT_USAGE_ERROR 2
 

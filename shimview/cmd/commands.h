@@ -85,6 +85,7 @@ struct plot_ctx;
 struct plot_options {
     const char *rate;   /* NULL: the default rate */
     long top;           /* default 4 */
+    int top_given;      /* --top was given: tiny tags are drawn too */
     const char *output; /* -o: plot's directory, html's page; NULL: the command's default */
     const char *file;
 };
@@ -172,12 +173,13 @@ int path_main(int argc, char **argv);
 
 /* What the tables of functions, contexts, loops, paths and threads share. */
 
-/* The lines of a usage text for the options every table takes. */
-#define VIEW_OPTIONS_USAGE                                                                         \
+/* The lines of a usage text for the options every table takes; cmd: the command's name,
+ * a string literal. */
+#define VIEW_OPTIONS_USAGE(cmd)                                                                    \
     "  -r, --rate NAME   show only this rate (default: every rate)\n"                              \
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"                     \
     "  -a, --all         show every row\n"                                                         \
-    "      --csv         print the table as CSV (columns: docs/shimview/COMMAND.md)\n"             \
+    "      --csv         print the table as CSV (columns: " SHIM_DOC_DIR "/shimview/" cmd ".md)\n" \
     "  -h, --help        print this help\n"
 
 /* Their options: --rate, --top, --all, --csv, and the command's own --sort or --function;

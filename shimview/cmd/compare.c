@@ -56,7 +56,7 @@ const char compare_usage[] =
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
     "      --csv         print only the table, as CSV with a header row (columns:\n"
-    "                    docs/shimview/compare.md)\n"
+    "                    " SHIM_DOC_DIR "/shimview/compare.md)\n"
     "  -o, --output DIR  also draw A over B into DIR: STEMA-vs-STEMB-hist.svg (the\n"
     "                    rate's histogram for each of the first 4 tags, or N with\n"
     "                    --top) and STEMA-vs-STEMB-cdf.svg (the rate's distribution\n"

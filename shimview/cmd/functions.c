@@ -37,7 +37,7 @@ const char functions_usage[] =
     "exclusive and over the inclusive periods. Unnamed functions are MODULE+0xOFFSET.\n"
     "\n"
     "  -s, --sort KEY    'incl' (the default) or 'excl' samples, largest "
-    "first\n" VIEW_OPTIONS_USAGE;
+    "first\n" VIEW_OPTIONS_USAGE("functions");
 
 const char contexts_usage[] =
     "usage: shimview contexts [--rate NAME] [--top N | --all] [--csv] (FILE | -)\n"
@@ -46,7 +46,7 @@ const char contexts_usage[] =
     "root (main > parse > expr), largest first: samples, share of the attributed\n"
     "samples, share of TSC time, and each rate with its 95% interval and kept periods.\n"
     "A function called from two call sites is two contexts, told apart by ' @0xSITE'.\n"
-    "\n" VIEW_OPTIONS_USAGE;
+    "\n" VIEW_OPTIONS_USAGE("contexts");
 
 /* ---- functions ---- */
 

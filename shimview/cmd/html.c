@@ -39,7 +39,8 @@ const char html_usage[] =
     "network, script, font or style sheet of its own: it opens in any browser, offline.\n"
     "\n"
     "  -r, --rate NAME    the rate to draw (default: ipc when present, else the first rate)\n"
-    "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default 4)\n"
+    "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default\n"
+    "                     4, less those under 0.1% of the samples)\n"
     "  -o, --output FILE  the page to write (default: STEM.html in the current directory,\n"
     "                     run.json giving run.html); '-' writes it to standard output\n"
     "  -h, --help         print this help\n";

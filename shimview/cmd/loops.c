@@ -33,7 +33,7 @@ const char loops_usage[] =
     "loop's number and source line, its depth in the loop nest, the samples taken while\n"
     "it was the innermost loop running, their share of the attributed samples and of TSC\n"
     "time, and each rate over those samples' kept periods.\n"
-    "\n" VIEW_OPTIONS_USAGE;
+    "\n" VIEW_OPTIONS_USAGE("loops");
 
 static void loop_key(const struct profile_tag *t, const void *ctx, uint64_t *key)
 {

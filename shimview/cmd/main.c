@@ -10,6 +10,7 @@
  * own options. Mistakes on the command line cost one line plus a hint and status 2.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/model/demangle.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -80,7 +81,8 @@ static void print_main_usage(FILE *out)
 {
     fputs("usage: shimview [--help | --version] COMMAND [OPTIONS] FILE\n"
           "\n"
-          "Read shim profiles (docs/profile-format.md) and turn them into reports.\n"
+          "Read shim profiles (" SHIM_DOC_DIR "/profile-format.md) and turn them into\n"
+          "reports.\n"
           "\n"
           "Commands:\n",
           out);
@@ -88,6 +90,8 @@ static void print_main_usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n"
           "'shimview help COMMAND' or 'shimview COMMAND --help' shows a command's options.\n"
+          "Every command also takes --no-demangle: C++ functions keep their symbols as the\n"
+          "binary has them (_ZN5shape4areaEv) instead of their source names (shape::area()).\n"
           "Exit status: 0 success, 1 unreadable or invalid file, 2 bad command line.\n",
           out);
 }
@@ -107,6 +111,26 @@ static int help_main(int argc, char **argv)
     if (!c) return unknown_command(argv[1]);
     fputs(c->usage, stdout);
     return 0;
+}
+
+/* --no-demangle is every command's option (demangle.h): taken out of the command's
+ * arguments, up to a "--", before the command parses the rest. */
+static int take_no_demangle(int argc, char **argv)
+{
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < argc)
+                argv[kept++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--no-demangle") == 0)
+            demangle_names = 0;
+        else
+            argv[kept++] = argv[i];
+    }
+    argv[kept] = NULL;
+    return kept;
 }
 
 static int finish(int status)
@@ -148,6 +172,7 @@ int main(int argc, char **argv)
     if (!c) return unknown_command(argv[optind]);
     argc -= optind;
     argv += optind;
+    argc = take_no_demangle(argc, argv);
     optind = 0; /* glibc: reinitialise getopt for the command's own parse */
     return finish(c->run(argc, argv));
 }

@@ -46,7 +46,7 @@ const char merge_usage[] =
     "  -n, --top N   show the N rows of largest mean share (default 20; CSV: all)\n"
     "  -a, --all     show every row\n"
     "      --csv     print only the table, as CSV with a header row (columns:\n"
-    "                docs/shimview/merge.md)\n"
+    "                " SHIM_DOC_DIR "/shimview/merge.md)\n"
     "  -h, --help    print this help\n";
 
 struct merge_options {

@@ -143,7 +143,7 @@ int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, con
     if (loops ? !p->has_loop_slot : !p->has_paths) {
         fprintf(stderr,
                 "shimview: %s has no %s: build the program with the compiler pass's %s signal "
-                "(docs/compiler-pass.md)\n",
+                "(" SHIM_DOC_DIR "/compiler-pass.md)\n",
                 p->file, loops ? "loop signal (tag slot 10)" : "paths", loops ? "loop" : "path");
         rc = EXIT_FILE_ERROR;
     } else if (o.rate) {

@@ -37,7 +37,8 @@ const char paths_usage[] =
     "the function's entry or at a loop head) and ends (a return or a back edge). A first\n"
     "line says how many samples were resolved to a path, and how many were not.\n"
     "\n"
-    "  -f, --function F  only the paths of function F (a name or 0xADDRESS)\n" VIEW_OPTIONS_USAGE;
+    "  -f, --function F  only the paths of function F (a name or 0xADDRESS)\n" VIEW_OPTIONS_USAGE(
+        "paths");
 
 const char path_usage[] =
     "usage: shimview path (FILE | -) FUNCTION ID\n"

@@ -50,7 +50,8 @@ const char plot_usage[] =
     "self-contained SVG 1.1: they open in any browser, offline.\n"
     "\n"
     "  -r, --rate NAME  the rate to draw (default: ipc when present, else the first rate)\n"
-    "  -n, --top N      tags to draw in the histogram and SHIM_BY figures (default 4)\n"
+    "  -n, --top N      tags to draw in the histogram and SHIM_BY figures (default\n"
+    "                   4, less those under 0.1% of the samples)\n"
     "  -o, --output DIR the directory to write into (default: the current directory)\n"
     "  -h, --help       print this help\n";
 
@@ -114,6 +115,7 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *usa
         case 'n':
             if (parse_count_option(cmd, "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
             if (o->top == 0) return usage_error(cmd, "--top must be at least 1");
+            o->top_given = 1;
             break;
         case 'o':
             if (!optarg[0]) return usage_error(cmd, "-o needs %s", output);
@@ -130,6 +132,18 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *usa
     if (optind + 1 < argc) return usage_error(cmd, "expects one FILE, got %d", argc - optind);
     o->file = argv[optind];
     return 0;
+}
+
+/* The top tags less those under PLOT_TINY_SHARE, which come last (by samples), keeping
+ * the first; counted in c->tiny for the figures to say. */
+static void drop_tiny(struct plot_ctx *c)
+{
+    while (c->ntop > 1 && c->top[c->ntop - 1].tag->share < PLOT_TINY_SHARE) {
+        c->ntop--;
+        free(c->top[c->ntop].name);
+        c->top[c->ntop].name = NULL;
+        c->tiny++;
+    }
 }
 
 int plot_command(int argc, char **argv, const char *cmd, const char *usage, const char *output,
@@ -153,6 +167,7 @@ int plot_command(int argc, char **argv, const char *cmd, const char *usage, cons
     }
     struct plot_ctx c;
     rc = plot_ctx_init(&c, &view, o.file, o.rate, o.top, cmd);
+    if (rc == 0 && !o.top_given) drop_tiny(&c);
     c.whole = p;
     if (rc == 0) {
         rc = run(&o, &c);

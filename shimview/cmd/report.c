@@ -77,7 +77,7 @@ const char report_usage[] =
     "                      default: every row unless --top is given), 'period' (the\n"
     "                      sample period summary) or 'by' (one rate per bucket of\n"
     "                      another, when the run set SHIM_BY); columns in\n"
-    "                      docs/shimview/report.md\n"
+    "                      " SHIM_DOC_DIR "/shimview/report.md\n"
     "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
     "                      characters (ASCII when the locale is not UTF-8); the default\n"
     "                      when standard output is a terminal\n"
@@ -233,16 +233,47 @@ static long rows_wanted(const struct report_options *o)
 
 /* ---- the text report ---- */
 
-/* Where the thread word came from: "(thread ids from BPF)", "(thread ids: pinned: WHY)". */
+/* Why BPF was not used, in a few words: the profile keeps libshim's whole sentence
+ * (which step failed, with which error, and the fix), which made the header line 250
+ * characters long; the report names the error and leaves the rest to shim-info, which
+ * says it on the machine where it can be fixed. "BPF is not available: attaching to
+ * the sched/sched_switch tracepoint failed with ENOENT (no such tracepoint: ...)" reads
+ * "BPF is not available (ENOENT); shim-info says why"; a reason without that form
+ * (SHIM_THREAD_ID=pinned, built without BPF support) is kept up to its first
+ * parenthesis or semicolon. */
+static void identity_reason(const char *why, char *buf, size_t len)
+{
+    static const char unavailable[] = "BPF is not available: ";
+    const char *with = strstr(why, " failed with ");
+    if (strncmp(why, unavailable, sizeof unavailable - 1) == 0) {
+        if (with) {
+            with += strlen(" failed with ");
+            snprintf(buf, len, "BPF is not available (%.*s); shim-info says why",
+                     (int)strcspn(with, " ;("), with);
+        } else {
+            snprintf(buf, len, "BPF is not available; shim-info says why");
+        }
+        return;
+    }
+    size_t cut = strcspn(why, ";(");
+    while (cut > 0 && why[cut - 1] == ' ')
+        cut--;
+    snprintf(buf, len, "%.*s", (int)cut, why);
+}
+
+/* Where the thread word came from: "(thread ids from BPF)", "(thread ids: pinned: WHY)"
+ * with WHY in a few words. */
 static const char *identity_text(const struct profile_placement *pl, char *buf, size_t len)
 {
     const char *src = pl->identity_source, *why = pl->identity_why;
+    char reason[128] = "";
+    if (why) identity_reason(why, reason, sizeof reason);
     if (!src)
         snprintf(buf, len, "(the profile does not say where thread ids came from)");
     else if (strcmp(src, "bpf") == 0)
         snprintf(buf, len, "(thread ids from BPF)");
     else
-        snprintf(buf, len, "(thread ids: %s%s%s)", src, why ? ": " : "", why ? why : "");
+        snprintf(buf, len, "(thread ids: %s%s%s)", src, *reason ? ": " : "", reason);
     return buf;
 }
 

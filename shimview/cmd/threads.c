@@ -31,7 +31,7 @@ const char threads_usage[] =
     "its kept periods (sum_a / sum_b, to the precision its 95% interval supports); the\n"
     "observed threads without a sample; then one row for the samples of other processes\n"
     "and one for the idle CPU, when there are any. --top counts the program's threads.\n"
-    "\n" VIEW_OPTIONS_USAGE;
+    "\n" VIEW_OPTIONS_USAGE("threads");
 
 /* Key: the group, then the tid (0 for the rows of other processes and idle, one each). */
 static void thread_key(const struct profile_tag *t, const void *ctx, uint64_t *key)

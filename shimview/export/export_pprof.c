@@ -152,6 +152,7 @@ static uint64_t location_for_function(struct builder *b, const struct profile_fu
     if (b->fn_location[k]) return b->fn_location[k];
     size_t i = new_location(b, intern(b, label));
     b->fn_of[i] = f;
+    if (f->symbol) b->functions[i].system_name = intern(b, f->symbol); /* as the binary has it */
     b->locations[i].address = f->offset;
     if (f->module) {
         b->functions[i].filename = intern(b, f->module);

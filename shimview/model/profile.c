@@ -24,6 +24,7 @@
  * tag entry, with its own tuple.
  */
 #include "shimview/model/profile.h"
+#include "shimview/model/demangle.h"
 #include "shimview/model/profile_table.h"
 #include "shimview/model/profile_cct.h"
 #include "shimview/model/profile_pass.h"
@@ -165,6 +166,17 @@ static int element_rate_stats(struct reader *r, const json_t *v, void *elem, voi
         read_numbers(r, v, sums + 1, sum_fields + 1, 5, s->periods > 0, &all_sums) ||
         read_numbers(r, v, dist, dist_fields, 5, s->has_dist && s->n > 0, &all_dist))
         return -1;
+    /* `rate` is there wherever periods are (null when sum_b is 0), and a null rate means
+     * that no period had a finite rate of its own, so none is in the distribution */
+    if (s->periods > 0 && !json_object_get(v, "rate"))
+        return member_number(r, v, "rate", &s->rate); /* says that it is missing */
+    if (!has_rate && s->has_dist && s->n > 0) {
+        path_key(r, "n");
+        return reader_fail(r,
+                           "%" PRIu64 " periods with a finite rate, but rate is null (sum_b is "
+                           "0: no period has one)",
+                           s->n);
+    }
     s->has_stats = has_rate && (s->periods > 0 || all_sums);
     if (!s->has_dist) { /* an empty histogram of the profile's shape */
         const struct profile *p = ctx;
@@ -696,6 +708,7 @@ struct profile *profile_load(const char *path, char *err, size_t errlen)
     /* The document copies what it keeps, so the bytes can go once it is parsed. */
     struct profile *p = profile_load_buffer(data, len, name, err, errlen);
     free(data);
+    if (p) profile_demangle(p); /* C++ names as written in the source (demangle.h) */
     return p;
 }
 
@@ -728,6 +741,7 @@ void profile_free(struct profile *p)
     free(p->config.tag_slots);
     free(p->config.counter_slots);
     free(p->program.argv);
+    profile_demangle_free(p);
     profile_cct_free(p);
     json_decref(p->root);
     json_decref(p->strings);

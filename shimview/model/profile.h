@@ -158,7 +158,8 @@ struct profile_function {
     uint64_t offset;      /* in its module (the value nm prints); the address without one */
     const char *module;   /* a path in `modules`, or NULL: in no module */
     const char *build_id; /* NULL with a NULL module */
-    const char *name;     /* its symbol, or NULL when none names it */
+    const char *name;     /* its symbol, or NULL when none names it; demangled on load */
+    const char *symbol;   /* when name was demangled: the symbol as written, else NULL */
     /* the compiler pass's table, or NULL */
     struct profile_pass *pass;
 };

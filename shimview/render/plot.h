@@ -57,6 +57,7 @@ struct plot_ctx {
     size_t rate;                 /* index into p->rates (when p->nrates > 0) */
     struct named_tag *top;
     size_t ntop;        /* the top N tags by samples */
+    size_t tiny;        /* tags left out of the top for a share under PLOT_TINY_SHARE */
     enum svg_kind kind; /* SVG_INLINE when the figures go into an HTML page */
     /* A second profile drawn over the first (`shimview compare`), or NULL: its file name,
      * the index of the same rate in it, and for each top tag its entry there (an entry
@@ -69,6 +70,11 @@ struct plot_ctx {
     size_t rate2;
     const struct profile_tag **top2;
 };
+
+/* Without --top, a tag with less than this share of the samples gets no panel or curve
+ * of its own: its histogram holds too few samples to say anything, and it would take a
+ * panel from the tags that matter (the first tag is always drawn). */
+#define PLOT_TINY_SHARE 0.001
 
 /* Fill c for profile p, loaded from `file`, with the rate named `rate` (NULL: the default
  * rate) and the top `top` tags by samples, named. 0; or EXIT_USAGE_ERROR after a message

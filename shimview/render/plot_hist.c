@@ -469,10 +469,13 @@ static void hist_titles(const struct plot_ctx *c, const char *label, char *title
     const struct profile *p = c->p;
     if (!c->p2) {
         snprintf(title, tlen, "Distribution of %s, per tag", label);
+        char tiny[96] = "";
+        if (c->tiny) /* PLOT_TINY_SHARE */
+            snprintf(tiny, sizeof tiny, ", %zu under 0.1%% left out", c->tiny);
         snprintf(sub, slen,
-                 "%s \xc2\xb7 %s \xc2\xb7 top %zu of %zu tags by samples \xc2\xb7 "
+                 "%s \xc2\xb7 %s \xc2\xb7 top %zu of %zu tags by samples%s \xc2\xb7 "
                  "%s kept samples in all",
-                 c->source, p->program.name, c->ntop, p->ntags,
+                 c->source, p->program.name, c->ntop, p->ntags, tiny,
                  fmt_count(p->samples.kept, a, sizeof a));
         return;
     }

@@ -6,14 +6,17 @@
  * 2^63, finite numbers, array lengths that agree with `signals` and `rates`, histogram
  * buckets in order and in range, the invariants docs/profile-format.md states) and aborts
  * if one is broken, so a reader that accepts what it should refuse fails like a crash.
- * Then it prints the text report and the CSV table as `shimview report` would, into
- * /dev/null: the report trusts the reader, so it is the first code to trip over a hole.
+ * Then it demangles the function names as profile_load() does (libiberty's demangler on
+ * whatever names the input holds) and prints the text report and the CSV table as
+ * `shimview report` would, into /dev/null: the report trusts the reader, so it is the
+ * first code to trip over a hole.
  *
  * The same file builds two programs (tests/fuzz/CMakeLists.txt): fuzz_profile, with
  * clang's -fsanitize=fuzzer,address,undefined, and replay_corpus, with the normal compiler
  * and no libFuzzer, which runs the committed corpus under ctest.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/model/demangle.h"
 #include "shimview/model/profile.h"
 
 #include <math.h>
@@ -244,15 +247,16 @@ static void check_profile(const struct profile *p)
         check_number(p->rates[i].scale);
     }
     check_by(p);
-    const uint64_t counts[] = {s->total, s->interrupted,    s->max_period,
-                               s->rated, s->kept,           s->discarded,
-                               s->other, s->thread_changes, s->distinct_tags};
+    const uint64_t counts[] = {s->total,         s->interrupted, s->max_period, s->rated,
+                               s->kept,          s->discarded,   s->other,      s->thread_changes,
+                               s->distinct_tags, s->straddled};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         check_count(counts[i]);
     /* The format's sums, taken so that none of them can wrap. */
     CHECK(s->kept <= s->rated && s->rated - s->kept == s->discarded);
-    CHECK(s->interrupted <= s->total && s->thread_changes <= s->total - s->interrupted &&
-          s->total - s->interrupted - s->thread_changes == s->rated);
+    CHECK(s->interrupted <= s->total && s->straddled <= s->total - s->interrupted &&
+          s->thread_changes <= s->total - s->interrupted - s->straddled &&
+          s->total - s->interrupted - s->straddled - s->thread_changes == s->rated);
     check_loghist(&p->period);
     check_loghist(&p->gap);
     check_loghist(&p->cpc);
@@ -284,6 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct profile *p = profile_load_buffer((const char *)data, size, "fuzz.json", err, sizeof err);
     if (!p) return 0;
     check_profile(p);
+    profile_demangle(p); /* as profile_load() does */
     /* The text report as shown by default (the top 20 rows), and every row as CSV. */
     if (report_print(p, 0, 20) != 0 || report_print(p, 1, -1) != 0) abort();
     profile_free(p);

@@ -22,6 +22,8 @@
  *   oom              limit the address space, then start with a large tag table
  *   fsize            limit file size so the profile cannot be written
  *   busy-sleep SECONDS  tag 0 alternates: "one" spins 40 ms, "two" sleeps 40 ms
+ *   unread SECONDS   like work, and also counts into counter slot 5 and signals tag
+ *                    slot 3, neither of them named
  */
 #include <shim.h>
 
@@ -158,6 +160,16 @@ int main(int argc, char **argv)
         busy_sleep(seconds);
         int rc = shim_stop();
         printf("stop: %d %s\n", rc, shim_strerror(rc));
+    } else if (strcmp(mode, "unread") == 0 && argc > 2) {
+        names();
+        if (start() == 0) {
+            for (int k = 0; k < 10; k++) {
+                SHIM_COUNT(5, 2);
+                SHIM_SIGNAL(3, 7 + k);
+                work(atof(argv[2]) / 10);
+            }
+            shim_stop();
+        }
     } else if (strcmp(mode, "work") == 0) {
         start();
         work(seconds);

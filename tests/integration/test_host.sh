@@ -2,6 +2,7 @@
 # What a host program does to the libraries it links, done to shim: the program must
 # never hang, nor be made to do what its user could not (docs/host-process.md).
 # Usage: test_host.sh HOST_TARGET WORKDIR [CLOEXEC_CHECK] (none in sanitizer builds)
+# (and tests/with_tracefs.sh beside this directory, for BPF where it can attach)
 set -u
 target=$1 dir=$2 cloexec=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,4 +61,37 @@ else
         "grep -q 'cloexec_check: [1-9][0-9]* opens by libshim' err"
     expect "cloexec: every file libshim opened is close-on-exec" sh -c "! grep -q '^cloexec:' err"
 fi
+# 4. what shim changes in the process and when it gives it back (docs/host-process.md's
+# table): taken before shim_start(), while observing and after shim_stop(), with a
+# trace and an event (a perf event of the observer's), with BPF where with_tracefs.sh
+# makes it available and without. at WHEN WHAT: the program's line for it.
+at() { sed -n "s/^$1 $2 //p" inv.out; }
+inventory() { # LABEL ENV...: one run and its checks
+    label=$1
+    shift
+    env "$@" SHIM_OUTPUT=inv.json SHIM_QUIET=1 SHIM_TRACE=1M SHIM_EVENTS=task-clock         SHIM_EVENT_SCOPE=observer timeout 60 "$here/../with_tracefs.sh" "$target" inventory         >inv.out 2>inv.err
+    expect "$label: the program ends, the profile is written" sh -c '[ $? -eq 0 ] && [ -s inv.json ]'
+    for t in shim-observer shim-keeper shim-trace; do
+        expect "$label: thread $t while observing, none after the stop" \
+            sh -c "[ '$(at during "thread $t")' = 1 ] && [ '$(at after "thread $t")' = 0 ]"
+    done
+    expect "$label: thread shim-writer while observing, and after (for the process's life)" \
+        sh -c "[ '$(at during "thread shim-writer")' = 1 ] && [ '$(at after "thread shim-writer")' = 1 ]"
+    expect "$label: perf event and BPF descriptors while observing ($(at during perf-bpf)), none after" \
+        sh -c "[ '$(at during perf-bpf)' -ge 1 ] && [ '$(at after perf-bpf)' = 0 ]"
+    expect "$label: descriptors after the stop as before ($(at before descriptors), $(at during descriptors) while observing, $(at after descriptors))" \
+        test "$(at before descriptors)" = "$(at after descriptors)"
+    expect "$label: the environment unchanged throughout" \
+        sh -c "[ '$(at before environment)' = '$(at during environment)' ] && [ '$(at before environment)' = '$(at after environment)' ]"
+    for sig in SIGINT SIGTERM SIGHUP; do
+        expect "$label: $sig default before, shim's handler while observing and after" \
+            sh -c "[ '$(at before $sig)' = default ] && [ '$(at during $sig)' = handler ] && [ '$(at after $sig)' = handler ]"
+    done
+    expect "$label: the calling thread pinned to one CPU while observing ($(at during cpus)), its own mask after ($(at after cpus))" \
+        sh -c "[ \$(echo '$(at during cpus)' | wc -w) = 1 ] && [ '$(at before cpus)' = '$(at after cpus)' ]"
+    expect "$label: the calling thread's signal mask and cancellation state unchanged" \
+        sh -c "[ '$(at before blocked)' = '$(at after blocked)' ] && [ '$(at during blocked)' = '$(at before blocked)' ] && [ '$(at after cancel)' = enabled ]"
+}
+inventory "inventory (BPF where available)"
+inventory "inventory (SHIM_THREAD_ID=pinned)" SHIM_THREAD_ID=pinned
 finish

@@ -57,6 +57,23 @@ expect "lost at exit: the program's status stays 3" test $? -eq 3
 expect "lost at exit: says the profile is lost" has err3c "the profile of this run is lost"
 
 # 4. unknown SHIM_ variable: a warning, and the run goes on
+# Slots written but not read: one line at the stop naming them and the setting that
+# reads them; nothing when they are read, or when nothing unread changed
+expect "plain run: nothing said of unread slots" sh -c '! grep -q "not read" err1'
+SHIM_OUTPUT=unread.json "$target" unread 0.2 >out4a 2>err4a
+expect "unread slots: one line" test "$(grep -c 'changed but w' err4a)" -eq 1
+expect "unread slots: the counter slot and the setting that reads it" has err4a \
+    "counter slot 5 changed but was not read: SHIM_COUNTERS=0,1,5 reads it (auto: the named counters only)"
+expect "unread slots: the tag slot and the setting that reads it" has err4a \
+    "tag slot 3 changed but was not read: SHIM_TAGS=0,3 reads it (auto: slot 0 and the named slots only)"
+SHIM_COUNTERS=0,1,5 SHIM_TAGS=0,3 SHIM_OUTPUT=unread2.json "$target" unread 0.2 >out4b 2>err4b
+expect "unread slots read as the line says: nothing said" sh -c '! grep -q "not read" err4b'
+expect "unread slots read as the line says: the profile has them" json unread2.json \
+    "[c['slot'] for c in d['signals']['counters']]==[0,1,5] and [t['slot'] for t in d['signals']['tags']]==[0,3]"
+SHIM_COUNTERS=0 SHIM_OUTPUT=unread3.json "$target" unread 0.1 >out4c 2>err4c
+expect "unread slots under a given SHIM_COUNTERS: named as given" has err4c \
+    "counter slots 1, 5 changed but were not read: SHIM_COUNTERS=0,1,5 reads them (it is SHIM_COUNTERS=0)"
+
 SHIM_PERIDO=5 SHIM_OUTPUT=typo.json "$target" work 0.05 >out4 2>err4
 expect "unknown variable warned" has err4 "SHIM_PERIDO is not a shim variable"
 expect "unknown variable: still profiled" test -s typo.json

@@ -20,6 +20,9 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+# what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
+UNSET = "(before the first signal)"
+
 NS = "{http://www.w3.org/2000/svg}"
 SPARSE = 10
 
@@ -56,7 +59,7 @@ def tag_name(p, t):
         return GROUPS[group(p, t)]
     if not t["values"]:
         return "(untagged)"
-    return "/".join(n if n is not None else "%s=%d" % (s["name"], v)
+    return "/".join(n if n is not None else UNSET if v == 0 else "%s=%d" % (s["name"], v)
                     for n, v, s in zip(t["names"], t["values"], p["signals"]["tags"]))
 
 

@@ -31,6 +31,9 @@ import re
 import subprocess
 import sys
 
+# what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
+UNSET = "(before the first signal)"
+
 results = []
 ROOT, OVERFLOW = "(outside instrumented functions)", "(arena full)"
 
@@ -232,8 +235,9 @@ def expected_folded():
         ctx = P.context(e)
         frames = [P.node_label(ctx[0], n) for n in P.path(*ctx)] if ctx and ctx[1] else [ROOT]
         for i in user if not P.group(e) else []:
-            frames.append(e["names"][i] or "%s=%d" % (P.d["signals"]["tags"][i]["name"],
-                                                      e["values"][i] % 2**64))
+            v = e["values"][i] % 2**64
+            frames.append(e["names"][i] or (UNSET if v == 0 else "%s=%d" % (
+                P.d["signals"]["tags"][i]["name"], v)))
         key = ";".join(f.replace(";", "_") for f in ([P.group(e)] if P.group(e) else frames))
         out[key] = out.get(key, 0) + e["samples"]
     if P.d["other"]["samples"]:

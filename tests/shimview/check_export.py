@@ -18,6 +18,9 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+# what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
+UNSET = "(before the first signal)"
+
 results = []
 
 
@@ -51,7 +54,7 @@ def perfetto(path, exp):
               periods == exp["attributed"], "%d != %d" % (periods, exp["attributed"]))
         overlap = [a for a, b in zip(mine, mine[1:]) if a["ts"] + a["dur"] > b["ts"] + 1e-6]
         check("perfetto: slot %d's slices do not overlap" % s, not overlap, overlap[:1])
-        want = {exp["names"].get(v, "%s=%s" % (exp["slot_names"][s], v))
+        want = {exp["names"].get(v, UNSET if v == 0 else "%s=%s" % (exp["slot_names"][s], v))
                 for v in exp["values"][s]}
         got = {e["name"] for e in mine}
         check("perfetto: slot %d's slices are named after the values" % s, got == want,
@@ -60,7 +63,7 @@ def perfetto(path, exp):
         for e in mine:
             time_us[e["name"]] = time_us.get(e["name"], 0) + e["dur"]
         for v, cycles in exp["values"][s].items():
-            name = exp["names"].get(v, "%s=%s" % (exp["slot_names"][s], v))
+            name = exp["names"].get(v, UNSET if v == 0 else "%s=%s" % (exp["slot_names"][s], v))
             us = cycles / exp["tsc_hz"] * 1e6
             check("perfetto: slot %d, %s lasts %.3f us" % (s, name, us),
                   abs(time_us.get(name, 0) - us) <= 1e-3 * (1 + len(mine)),
@@ -109,7 +112,7 @@ def pprof(path, profile, proto):
     names = set()
     for t in p["tags"]:
         for s, (v, n) in enumerate(zip(t["values"], t["names"])):
-            names.add(n if n is not None else "%s=%d" % (slots[s], v))
+            names.add(n if n is not None else UNSET if v == 0 else "%s=%d" % (slots[s], v))
     check("pprof: the string table has the value names %s" % sorted(names),
           names <= set(strings), strings)
     for want in ("samples", "count", "time", "nanoseconds", "thread"):

@@ -29,6 +29,9 @@ import math
 import re
 import sys
 
+# what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
+UNSET = "(before the first signal)"
+
 OTHER, IDLE = "(other processes)", "(idle)"
 results = []
 
@@ -68,7 +71,7 @@ class Profile:
         if g:
             return OTHER if g == 1 else IDLE
         tags = self.d["signals"]["tags"]
-        return "/".join(n if n is not None else "%s=%d" % (s["name"], v)
+        return "/".join(n if n is not None else UNSET if v == 0 else "%s=%d" % (s["name"], v)
                         for n, v, s in zip(e["names"], e["values"], tags))
 
     def thread_name(self, tid):
@@ -228,6 +231,18 @@ def table_rows(text, first_head):
     return re.split(r"\s{2,}", lines[at].strip()), out
 
 
+def short_why(why):
+    """Why BPF was not used, as the report says it: libshim's sentence cut to the error's
+    name (the rest is shim-info's to say), any other reason up to a parenthesis or
+    semicolon."""
+    m = re.match(r"BPF is not available: .*? failed with ([^ ;(]+)", why)
+    if m:
+        return "BPF is not available (%s); shim-info says why" % m.group(1)
+    if why.startswith("BPF is not available: "):
+        return "BPF is not available; shim-info says why"
+    return re.split(r"[;(]", why)[0].rstrip(" ")
+
+
 def check_text(p, path, nshown):
     text = open(path, encoding="utf-8").read()
     listed = p.listed
@@ -236,12 +251,13 @@ def check_text(p, path, nshown):
         observed = pl["threads_attached"] + 1
         src = pl["thread_identity"]["source"]
         ident = "(thread ids from BPF)" if src == "bpf" else \
-            "(thread ids: %s: %s)" % (src, pl["thread_identity"]["why"])
+            "(thread ids: %s: %s)" % (src, short_why(pl["thread_identity"]["why"]))
         if observed > len(listed):
             line = "threads     {:,} observed, the first {:,} listed {}".format(observed, len(listed), ident)
         else:
             line = "threads     {} observed {}".format(len(listed), ident)
         check("text: '%s'" % line, line in text.split("\n"), text[:600])
+        check("text: the threads line is short (%d characters)" % len(line), len(line) <= 100)
         obs = pl["observers"]
         if len(obs) == 1:
             line = "observers   1 (CPU %d watching CPU %d)" % (obs[0]["observer_cpu"], obs[0]["observed_cpu"])

@@ -56,14 +56,19 @@ def panel_title(g):
     return t.text if t is not None else None
 for check in checks:
     key, _, want = check.partition("=")
-    if key in ("title", "axis", "legend"):
-        have = texts({"title": "title", "axis": "axis-label", "legend": "legend"}[key])
+    if key in ("title", "subtitle", "axis", "legend"):
+        have = texts({"title": "title", "subtitle": "subtitle", "axis": "axis-label",
+                      "legend": "legend"}[key])
         if not any(want in h for h in have):
             sys.exit("no %s text containing %r in %r" % (key, want, have))
     elif key == "panels":
         have = [panel_title(g) for g in panels]
         if have != want.split(","):
             sys.exit("panels %r, expected %r" % (have, want.split(",")))
+    elif key == "uncut":  # no text of the class was cut to fit ("…")
+        cut = [h for h in texts(want) if h.endswith("\u2026")]
+        if cut:
+            sys.exit("%s text cut to fit: %r" % (want, cut))
     elif key == "npanels":
         if len(panels) != int(want):
             sys.exit("%d panels, expected %s" % (len(panels), want))
@@ -91,7 +96,7 @@ check_svg "cdf: title, axes, curves in the legend" "$OUT/profile-v1-cdf.svg" \
 check_svg "sampling: title, both panels, axes, DTE legend" "$OUT/profile-v1-sampling.svg" \
     "title=Sampling quality" "npanels=2" "axis=TSC cycles" "axis=periods per bucket" \
     "axis=CPC" "legend=sample period" "legend=gap between kept samples" \
-    "legend=kept 359,825 of 386,482 (93.1%)" "legend=DTE keeps 1"
+    "legend=kept 359,825 (93.10%)" "legend=of 386,482 rated" "legend=DTE keeps 1" "uncut=legend"
 
 # self-contained: nothing refers outside the file
 if grep -qiE '<script|<image|<style|xlink:href|href=|url\(|@import|@font-face' "$OUT"/*.svg; then
@@ -150,6 +155,22 @@ python3 "$VARIANT" "$GOOD" "$WORK/plot-specials.json" \
     "tag=0:a<b>&\"c' $(printf '\303\251\346\227\245') $(printf 'x%.0s' $(seq 80))" ||
     fail "generating variants"
 python3 "$VARIANT" "$GOOD" "$WORK/plot-norates.json" no-rates || fail "generating variants"
+python3 "$VARIANT" "$GOOD" "$WORK/plot-bigdte.json" big-dte || fail "generating variants"
+python3 "$VARIANT" "$GOOD" "$WORK/plot-tiny.json" tiny-tag || fail "generating variants"
+
+# a tag under 0.1% of the samples has no panel of its own unless --top asks for it
+run plot -o "$OUT" "$WORK/plot-tiny.json"
+expect_status "plot of a profile with a tiny tag" 0
+check_svg "a tiny tag gets no panel by default, and the subtitle says so" \
+    "$OUT/plot-tiny-hist.svg" "npanels=3" "panels=eval,parse,emit" "subtitle=1 under 0.1% left out" "uncut=subtitle"
+run plot --top 4 -o "$OUT" "$WORK/plot-tiny.json"
+check_svg "--top 4 draws the tiny tag too" "$OUT/plot-tiny-hist.svg" "npanels=4" \
+    "panels=eval,parse,emit,tiny"
+
+run plot -o "$OUT" "$WORK/plot-bigdte.json"
+expect_status "plot of a long run's DTE counts" 0
+check_svg "a long run's DTE counts fit the legend, share included" "$OUT/plot-bigdte-sampling.svg" \
+    "legend=kept 2,315,687 (99.95%)" "legend=of 2,316,953 rated" "uncut=legend"
 
 run plot -o "$OUT" "$WORK/plot-specials.json"
 expect_status "plot of a name with XML specials" 0

@@ -59,6 +59,9 @@ for t in p["tags"]:
 p["tags"][0]["names"][0] = 'ev,al "x"'
 t = copy.deepcopy(p["tags"][2]); t["thread"] = 4243; t["names"] = [None, None]
 p["tags"].append(t)
+# value 0, unnamed: what a thread's slot holds before it signals
+t = copy.deepcopy(p["tags"][1]); t["thread"] = 4244; t["values"] = [0, 7]; t["names"] = [None, None]
+p["tags"].append(t)
 write("multi-slot.json", p)
 EOF
 
@@ -160,12 +163,16 @@ check(any(x["name"] == 'ev,al "x"/slot3=7' and x["value"] == "2;7" for x in m),
       "CSV quotes a name with a comma and a quote (RFC 4180)")
 check(any(x["thread"] == "4243" and x["name"] == "phase=3/slot3=7" for x in m),
       "CSV names unnamed values slot=value and keeps threads apart")
+check(any(x["thread"] == "4244" and x["name"] == "(before the first signal)/slot3=7" for x in m),
+      "CSV names an unnamed value 0 '(before the first signal)'")
 EOF
 tally "$TMP/csv-results"
 
 run report "$TMP/multi-slot.json"
 expect_in "$TMP/out" "thread" "report shows a thread column when several threads appear"
 expect_in "$TMP/out" "phase=3/slot3=7" "report names unnamed values slot=value"
+expect_in "$TMP/out" "(before the first signal)/slot3=7" "report names an unnamed value 0 '(before the first signal)'"
+expect_not_in "$TMP/out" "phase=0" "report: no 'phase=0'"
 
 # ---- bad profiles: a message naming the file (and what is wrong), status 1, no signal ----
 for f in "$FIXTURES"/bad/*.json; do
@@ -193,6 +200,8 @@ counts-inconsistent.json|samples: kept
 huge-integer.json|too big integer
 deep-nesting.json|depth
 not-an-object.json|top level
+rate-missing.json|tags[0].rates[0].rate: missing
+rate-null-with-n.json|but rate is null
 EOF
 run report "$TMP/does-not-exist.json"
 expect_status "a missing file exits 1" 1

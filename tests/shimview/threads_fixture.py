@@ -77,7 +77,12 @@ def build(p):
 def variant(p, name):
     pl = p["placement"]
     if name == "pinned":
-        pl["thread_identity"] = {"source": "pinned", "why": "no BPF: CAP_BPF missing"}
+        # libshim's whole sentence, as written where tracefs is not mounted
+        pl["thread_identity"] = {
+            "source": "pinned",
+            "why": "BPF is not available: attaching to the sched/sched_switch tracepoint failed "
+                   "with ENOENT (no such tracepoint: the kernel needs tracing (CONFIG_FTRACE) "
+                   "and tracefs mounted: mount -t tracefs nodev /sys/kernel/tracing)"}
         first = pl["observers"][0]
         pl["observers"] = [dict(first, samples=first["samples"] - 1000),
                            {"observed_cpu": 3, "observer_cpu": 2, "relation": "smt-sibling",
