@@ -102,9 +102,9 @@ size_t pass_rate_cells(struct table *t, size_t c, const struct profile *p, long 
     size_t r0, nr = view_rates_shown(p, rate, &r0);
     for (size_t r = r0; r < r0 + nr; r++) {
         if (csv)
-            c = view_set_rate_csv(t, c, &n->rates[r]);
+            c = view_set_rate_csv(t, c, p, r, &n->rates[r]);
         else
-            calltree_rate_cell(t, c++, &n->rates[r]);
+            calltree_rate_cell(t, c++, p, r, &n->rates[r]);
     }
     return c;
 }

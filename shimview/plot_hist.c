@@ -19,6 +19,7 @@
  * both on one y scale: A's bars filled, B's as an outline over them, so neither hides
  * the other and where they part is plain; a key above the panels names the two files.
  */
+#include "intervals.h"
 #include "plot.h"
 #include "stats.h"
 
@@ -167,6 +168,8 @@ void plot_profiles_key(struct svg *s, const struct plot_ctx *c, double y)
 struct bars {
     const struct profile_tag *tag;
     const struct profile_rate_stats *rs;
+    const struct profile *p; /* whose tag, and which of its rates rs is */
+    size_t rate;
     const char *color;
     const char *label;   /* "A" or "B" when two profiles are drawn, else NULL */
     int outline;         /* drawn as an outline over the other profile's bars */
@@ -341,13 +344,14 @@ static double not_drawn_lines(struct svg *s, const struct bars *b, double tx, do
     return ly;
 }
 
-/* "rate R ± CI (95% CI)" of b, in buf. */
+/* "R ± CI" of b's rate, with the interval's mark (intervals.h), in buf. */
 static const char *fmt_rate_ci(const struct bars *b, char *buf, size_t len)
 {
-    const struct profile_rate_stats *rs = b->rs;
-    return plot_fmt_pm(
-        rs->rate, stats_ratio_ci95(rs->n, rs->sum_a, rs->sum_b, rs->sum_aa, rs->sum_bb, rs->sum_ab),
-        buf, len);
+    struct interval iv = interval_rate(b->p, b->tag, b->rate);
+    char m[64];
+    plot_fmt_pm(b->rs->rate, interval_half(&iv), m, sizeof m);
+    snprintf(buf, len, "%s%s", m, interval_mark(iv.basis));
+    return buf;
 }
 
 static void panel_legend(struct svg *s, const struct panel *pn, double y)
@@ -495,6 +499,8 @@ int plot_hist_write(FILE *f, const struct plot_ctx *c)
             struct bars *b = &pn[i].side[j];
             b->tag = j ? c->top2[i] : c->top[i].tag;
             b->rs = plot_top_rate(c, i, j);
+            b->p = j ? c->p2 : c->p;
+            b->rate = j ? c->rate2 : c->rate;
             b->color = nsides > 1 ? plot_profile_color(j) : plot_color(i);
             b->label = nsides > 1 ? (j ? "B" : "A") : NULL;
             b->outline = j == 1;

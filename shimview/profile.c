@@ -23,7 +23,9 @@
  * reads) are read as optional. A path entry of `paths` is read by the code that reads a
  * tag entry, with its own tuple.
  */
+#include "intervals.h"
 #include "profile.h"
+#include "profile_batches.h"
 #include "profile_cct.h"
 #include "profile_pass.h"
 #include "profile_threads.h"
@@ -297,8 +299,10 @@ static int read_tag_by(struct reader *r, const json_t *v, struct profile_tag *t,
     return 0;
 }
 
-/* `detail`: null, absent (profiles from before it), or {"since": samples}. */
-static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag *t)
+/* `detail`: null, absent (profiles from before it), or {"since": samples} with its time
+ * batches when the profile has them. */
+static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag *t,
+                           const struct profile *p)
 {
     const json_t *d = json_object_get(v, "detail");
     json_t *o;
@@ -310,8 +314,9 @@ static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag
     if (t->detail_since > t->samples)
         return reader_fail(r, "since (%" PRIu64 ") is more than the entry's samples (%" PRIu64 ")",
                            t->detail_since, t->samples);
-    path_restore(r, mark);
     t->has_detail = 1;
+    if (profile_read_entry_batches(r, o, t, p)) return -1;
+    path_restore(r, mark);
     return 0;
 }
 
@@ -341,7 +346,7 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
         member(r, v, "share", value_fraction, &t->share) ||
         member_u64(r, v, "cycles", &t->cycles) || member_u64(r, v, "kept", &t->kept) ||
         member_optional(r, v, "straddled", value_u64, &t->straddled, NULL) ||
-        read_tag_detail(r, v, t))
+        read_tag_detail(r, v, t, c->p))
         return -1;
     if (t->kept > t->samples) {
         path_key(r, "kept");
@@ -656,10 +661,11 @@ static int read_profile(struct reader *r, struct profile *p)
         member_array(r, root, "rates", sizeof *p->rates, element_rate, NULL, &p->rates,
                      &p->nrates) ||
         read_by(r, root, p) || read_samples(r, root, &p->samples) ||
-        read_loghist(r, root, "period", &p->period) || read_loghist(r, root, "gap", &p->gap) ||
-        read_loghist(r, root, "cpc", &p->cpc) || read_cost(r, root, &p->cost) ||
-        read_tags(r, root, p) || profile_read_cct(r, root, p))
+        profile_read_batches(r, root, p) || read_loghist(r, root, "period", &p->period) ||
+        read_loghist(r, root, "gap", &p->gap) || read_loghist(r, root, "cpc", &p->cpc) ||
+        read_cost(r, root, &p->cost) || read_tags(r, root, p) || profile_read_cct(r, root, p))
         return -1;
+    if (intervals_prepare(p)) return reader_fail(r, "out of memory");
     return 0;
 }
 
@@ -702,6 +708,7 @@ void profile_free_entry(struct profile_tag *t, size_t nrates)
         free(t->rates[i].hist.counts);
     free(t->rates);
     free(t->by);
+    profile_batches_free(t->batches);
 }
 
 void profile_free(struct profile *p)
@@ -714,6 +721,8 @@ void profile_free(struct profile *p)
     free(p->period.buckets);
     free(p->gap.buckets);
     free(p->cpc.buckets);
+    free(p->batches.samples);
+    free(p->deff_rate);
     free(p->rates);
     free(p->signals.tags);
     free(p->signals.counters);

@@ -189,6 +189,16 @@ struct profile_cct {
     struct profile_cct_thread *threads;
 };
 
+/* A tuple's counts per time batch (`detail.batches`): batch j holds what happened in the
+ * j-th of profile.batches.count equal spans of the run. The record was given during
+ * batch `first`; the batches before it hold nothing of the tuple and batch `first` only
+ * part of it, so the batches after it are the ones that describe the tuple. */
+struct profile_batches {
+    uint64_t first;
+    uint64_t *samples; /* count */
+    double *a, *b;     /* per rate r, count each: rate r's sums at [r * count + j] */
+};
+
 /* A tag entry: one tuple of tag values (or the `other` entry). */
 struct profile_tag {
     int is_other;
@@ -201,6 +211,7 @@ struct profile_tag {
     int has_detail;        /* the distributions (rates[].has_dist) cover the periods after */
     uint64_t detail_since; /* this many samples */
     double share;          /* samples / samples.total, as written */
+    struct profile_batches *batches;  /* with a detail record that has them, else NULL */
     struct profile_rate_stats *rates; /* profile.nrates entries */
     struct profile_by_slot *by;       /* profile.by.buckets + 2 slots when profile.has_by,
                                        * else NULL */
@@ -363,6 +374,21 @@ struct profile {
     int has_by; /* the optional `by`; absent: no entry has `by` */
     struct profile_by by;
     struct profile_samples samples;
+    /* The time batches (`batches`; has_batches 0 in older profiles): `count` spans of
+     * `cycles` TSC cycles from the start, and the attributed samples in each. */
+    int has_batches;
+    struct {
+        uint64_t cycles;
+        size_t count;
+        uint64_t *samples;
+    } batches;
+    /* Design effects (intervals.h): how much wider than an independent-sample interval
+     * the batch-means interval of a share (and of each rate) is, the median over the
+     * tuples with time batches, which widens the intervals of those without; from
+     * `deff_tuples` tuples (0: none, every fallback interval is an independent one). */
+    size_t deff_tuples;
+    double deff_share;
+    double *deff_rate; /* nrates, or NULL */
     struct profile_loghist period, gap, cpc;
     struct profile_cost cost;
     size_t ntags;

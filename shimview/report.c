@@ -29,6 +29,7 @@
  * printed by table_print_html().
  */
 #include "by.h"
+#include "intervals.h"
 #include "commands.h"
 #include "markup.h"
 #include "match.h"
@@ -311,9 +312,8 @@ static void print_rate_legend(struct report_out *o, const struct profile *p,
         fact(o, "",
              "rate: over the tag's kept periods together (counts / cycles); n: kept "
              "periods; the CSV also has the mean of per-period rates");
-    fact(o, "",
-         "± 95%% CI assumes independent samples; consecutive samples are "
-         "correlated, so read it as a lower bound on the uncertainty");
+    char legend[512];
+    fact(o, "", "%s", intervals_legend(p, legend, sizeof legend));
     if (sl->on)
         fact(o, "",
              "%s histogram: kept periods in %d cells over [%g, %g) %s; height: share of the "
