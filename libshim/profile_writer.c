@@ -90,6 +90,14 @@ static json_t *argv_json(void)
 
 static json_t *loghist_json(const struct loghist *h, const char *unit)
 {
+    static const char *const names[3] = {"median", "p10", "p90"};
+    static const double q[3] = {0.5, 0.1, 0.9};
+    json_t *exact = json_array();
+    for (int k = 0; k < 3 && h->count; k++) {
+        int is_exact;
+        loghist_quantile_exact(h, q[k], &is_exact);
+        if (is_exact) json_array_append_new(exact, json_string(names[k]));
+    }
     json_t *buckets = json_array();
     for (uint32_t i = 0; i < h->nbuckets; i++)
         if (h->bucket[i])
@@ -97,13 +105,13 @@ static json_t *loghist_json(const struct loghist *h, const char *unit)
                                   json_pack("[f,f,I]", loghist_lower(h, i), loghist_lower(h, i + 1),
                                             (json_int_t)h->bucket[i]));
     uint64_t finite = h->count;
-    return json_pack("{s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "unit", unit,
-                     "count", (json_int_t)h->count, "min", jreal(h->count ? h->min : NAN), "max",
-                     jreal(h->count ? h->max : NAN), "mean",
-                     jreal(finite ? h->sum / (double)finite : NAN), "median",
-                     jreal(loghist_quantile(h, 0.5)), "p10", jreal(loghist_quantile(h, 0.1)), "p90",
-                     jreal(loghist_quantile(h, 0.9)), "underflow", (json_int_t)h->underflow,
-                     "overflow", (json_int_t)h->overflow, "buckets", buckets);
+    return json_pack(
+        "{s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "unit", unit, "count",
+        (json_int_t)h->count, "min", jreal(h->count ? h->min : NAN), "max",
+        jreal(h->count ? h->max : NAN), "mean", jreal(finite ? h->sum / (double)finite : NAN),
+        "median", jreal(loghist_quantile(h, 0.5)), "p10", jreal(loghist_quantile(h, 0.1)), "p90",
+        jreal(loghist_quantile(h, 0.9)), "exact", exact, "underflow", (json_int_t)h->underflow,
+        "overflow", (json_int_t)h->overflow, "buckets", buckets);
 }
 
 static json_t *hist_json(const struct hist_spec *s, const uint64_t *counts)

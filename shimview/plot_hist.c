@@ -362,7 +362,8 @@ static void panel_legend(struct svg *s, const struct panel *pn, double y)
     char a[64], c[64];
     legend_heading(s, pn, ly);
     ly += PLOT_LEGEND_LINE + 2;
-    plot_legend_text(s, tx, ly, NULL, 0, "n = %s kept samples", fmt_count(rs->n, a, sizeof a));
+    plot_legend_text(s, tx, ly, NULL, 0, "n = %s %s", fmt_count(rs->n, a, sizeof a),
+                     b->p->rates[b->rate].slow ? "spans (a slow rate)" : "kept samples");
     ly += PLOT_LEGEND_LINE;
     if (rs->n == 0 || !rs->has_stats) {
         plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "no kept samples with a rate");

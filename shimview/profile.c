@@ -32,6 +32,7 @@
 #include "reader.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,33 @@ static int element_log_bucket(struct reader *r, const json_t *v, void *elem, voi
     if (b > h->buckets && b->lo < b[-1].hi)
         return reader_fail(r, "starts at %g, before the previous bucket ends (%g)", b->lo,
                            b[-1].hi);
+    return 0;
+}
+
+/* `exact`: which of median, p10 and p90 are values that were added (absent: none). */
+static int read_exact(struct reader *r, const json_t *o, struct profile_loghist *h)
+{
+    const char **names = NULL;
+    size_t n;
+    if (!json_object_get(o, "exact")) return 0;
+    if (member_values(r, o, "exact", sizeof *names, value_string, &names, &n)) {
+        free(names);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int *flag = !strcmp(names[i], "median") ? &h->median_exact
+                    : !strcmp(names[i], "p10")  ? &h->p10_exact
+                    : !strcmp(names[i], "p90")  ? &h->p90_exact
+                                                : NULL;
+        if (!flag) {
+            path_key(r, "exact");
+            path_index(r, i);
+            free(names);
+            return reader_fail(r, "expected \"median\", \"p10\" or \"p90\"");
+        }
+        *flag = 1;
+    }
+    free(names);
     return 0;
 }
 
@@ -74,10 +102,27 @@ static int read_loghist(struct reader *r, const json_t *root, const char *key,
         if (rc) return -1;
     }
     if (member_array(r, o, "buckets", sizeof *h->buckets, element_log_bucket, h, &h->buckets,
-                     &h->nbuckets))
+                     &h->nbuckets) ||
+        read_exact(r, o, h))
         return -1;
     path_restore(r, mark);
     return 0;
+}
+
+const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
+                                          double scale, char *buf, size_t len)
+{
+    double width = NAN;
+    for (size_t i = 0; i < h->nbuckets && !exact; i++)
+        if (h->buckets[i].lo <= v && v < h->buckets[i].hi)
+            width = h->buckets[i].hi - h->buckets[i].lo;
+    if (exact || !(width > 0)) { /* exact, or outside every bucket: the min or max */
+        snprintf(buf, len, "%.10g", v * scale);
+        return buf;
+    }
+    int d = -(int)floor(log10(width * scale));
+    snprintf(buf, len, "%.*f", d < 0 ? 0 : d > 9 ? 9 : d, v * scale);
+    return buf;
 }
 
 static int element_lin_count(struct reader *r, const json_t *v, void *elem, void *ctx)
@@ -554,7 +599,8 @@ static int element_rate(struct reader *r, const json_t *v, void *elem, void *ctx
     (void)ctx;
     if (!json_is_object(v)) return reader_expected(r, v, "an object");
     if (member_string(r, v, "name", &rt->name) || member_string(r, v, "counter", &rt->counter) ||
-        member_string(r, v, "unit", &rt->unit) || member_number(r, v, "scale", &rt->scale))
+        member_string(r, v, "unit", &rt->unit) || member_number(r, v, "scale", &rt->scale) ||
+        member_optional(r, v, "slow", value_bool, &rt->slow, NULL))
         return -1;
     return 0;
 }

@@ -44,6 +44,8 @@ struct profile_loghist {
     uint64_t count, underflow, overflow;
     int has_summary; /* min..p90 present (they may be absent when count is 0) */
     double min, max, mean, median, p10, p90;
+    /* the quantile is a value that was added (`exact`), not a bucket's midpoint */
+    int median_exact, p10_exact, p90_exact;
     size_t nbuckets;
     struct profile_log_bucket *buckets;
 };
@@ -342,6 +344,7 @@ struct profile_signals {
 struct profile_rate {
     const char *name, *counter, *unit;
     double scale;
+    int slow; /* formed over spans between reads of the slow counters: its n counts spans */
 };
 
 struct profile_samples {
@@ -420,6 +423,13 @@ struct profile *profile_load_buffer(const char *data, size_t len, const char *na
                                     size_t errlen);
 
 void profile_free(struct profile *p);
+
+/* A quantile v of h (its median, p10 or p90) as text, to the precision it has: a value
+ * that was added (exact) to 10 significant digits ("1", "1000"), else, being a bucket's
+ * midpoint, to the decimal place of the bucket's width (no digit finer than what the
+ * bucket knows: "1072" from a bucket 32 cycles wide), each times scale (a unit change). */
+const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
+                                          double scale, char *buf, size_t len);
 
 /* The sum of `cycles` over every tag entry and `other`: the observed span that the
  * entries share among themselves (saturates at UINT64_MAX). */

@@ -64,7 +64,7 @@ void stats_wilson95(double k, double n, double *lo, double *hi)
         *lo = *hi = NAN;
         return;
     }
-    double z = STATS_Z95, z2 = z * z, p = k > n ? 1 : k / n;
+    double z = stats_t95(INFINITY), z2 = z * z, p = k > n ? 1 : k / n;
     double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
     double half = z / (1 + z2 / n) * sqrt(p * (1 - p) / n + z2 / (4 * n * n));
     *lo = k == 0 ? 0 : fmax(0, centre - half);
@@ -126,6 +126,7 @@ static int two_digits(double ci, int max)
 
 void stats_format_estimate(double value, double ci, char *v, char *c, size_t len)
 {
+    if (ci > 0 && ci < 1e-9 * fabs(value)) ci = 0; /* rounding's, not an interval */
     int has_ci = isfinite(ci) && ci > 0;
     if (!isfinite(value) || fabs(value) >= 1e9 || (has_ci && ci >= 1e9)) {
         snprintf(v, len, "%.4g", value);

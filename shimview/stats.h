@@ -20,9 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* z for a two-sided 95% interval under the normal approximation. */
-#define STATS_Z95 1.96
-
 /* sum / n; NAN when n is 0. */
 double stats_mean(uint64_t n, double sum);
 
@@ -83,8 +80,8 @@ double stats_t95(double df);
  * precision the interval supports: ci to two significant digits and the value to the
  * same place. Small values (below 10^-3 but not 0) are written in scientific notation
  * with one exponent for both ("3.22e-07", "± 0.11e-07"), so no nonzero number prints as
- * 0.000000. Without an interval (ci NAN or 0), the value to four significant digits and
- * "± -" or "± 0". */
+ * 0.000000. Without an interval (ci NAN, or 0 or below 10^-9 of the value: rounding),
+ * the value to four significant digits and "± -" or "± 0". */
 void stats_format_estimate(double value, double ci, char *v, char *c, size_t len);
 
 /* A value without an interval to four significant digits, scientific when small. */
