@@ -66,52 +66,13 @@ struct merge_options {
     size_t nfiles;
 };
 
-/* An estimate pooled over runs: each run's numerator a and denominator b (ab[2i],
- * ab[2i + 1]; room for every run), and the spread of the per-run values a / b (the
- * CSV's sd). */
-struct pooled {
-    uint64_t n; /* runs */
-    double sum_a, sum_b;
-    double *ab;
-    struct stats_running each;
-};
-
 /* One tag over the runs: its share, and each common rate. */
 struct merged_row {
     const struct match_row *m;
     size_t runs; /* runs that have the tag */
-    struct pooled share;
-    struct pooled *rate; /* match.nrates */
+    struct stats_pooled share;
+    struct stats_pooled *rate; /* match.nrates */
 };
-
-static void pooled_add(struct pooled *p, double a, double b)
-{
-    p->ab[2 * p->n] = a;
-    p->ab[2 * p->n + 1] = b;
-    p->n++;
-    p->sum_a += a, p->sum_b += b;
-    stats_running_add(&p->each, a / b);
-}
-
-static double pooled_value(const struct pooled *p)
-{
-    return p->n && p->sum_b > 0 ? p->sum_a / p->sum_b : NAN;
-}
-
-/* Half-width of the 95% interval across runs; NAN with fewer than 2 runs. The ratio
- * estimator's standard error, sqrt(n / (n - 1) * sum (a - R b)^2) / sum b, from the
- * residuals themselves (runs that agree give exactly 0, which the sums of squares would
- * not promise). */
-static double pooled_ci95(const struct pooled *p)
-{
-    if (p->n < 2 || !(p->sum_b > 0)) return NAN;
-    double ratio = p->sum_a / p->sum_b, ss = 0, n = (double)p->n;
-    for (size_t i = 0; i < p->n; i++) {
-        double e = p->ab[2 * i] - ratio * p->ab[2 * i + 1];
-        ss += e * e;
-    }
-    return stats_t95(n - 1) * sqrt(n / (n - 1) * ss) / p->sum_b;
-}
 
 /* ---- rows ---- */
 
@@ -119,18 +80,19 @@ static int row_order(const void *a, const void *b)
 {
     const struct merged_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
-    double sx = pooled_value(&x->share), sy = pooled_value(&y->share);
+    double sx = stats_pooled_value(&x->share), sy = stats_pooled_value(&y->share);
     if (sx != sy) return sx < sy ? 1 : -1;
     return strcmp(x->m->name, y->m->name);
 }
 
 /* The rows, sorted; their rate statistics in *block, the runs' values in *pairs. NULL
  * if memory ran out. */
-static struct merged_row *make_rows(const struct match *m, struct pooled **block, double **pairs)
+static struct merged_row *make_rows(const struct match *m, struct stats_pooled **block,
+                                    double **pairs)
 {
     size_t per = 2 * m->nprofiles; /* doubles per estimate */
     struct merged_row *rows = calloc(m->nrows ? m->nrows : 1, sizeof *rows);
-    struct pooled *rates = calloc(m->nrows * m->nrates + 1, sizeof *rates);
+    struct stats_pooled *rates = calloc(m->nrows * m->nrates + 1, sizeof *rates);
     double *ab = calloc(m->nrows * (1 + m->nrates) * per + 1, sizeof *ab);
     *block = rates;
     *pairs = ab;
@@ -153,11 +115,12 @@ static struct merged_row *make_rows(const struct match *m, struct pooled **block
             const struct profile_tag *t = r->m->entry[j];
             uint64_t attributed = match_attributed(m, j);
             r->runs += t != NULL;
-            if (attributed) pooled_add(&r->share, t ? (double)t->samples : 0, (double)attributed);
+            if (attributed)
+                stats_pooled_add(&r->share, t ? (double)t->samples : 0, (double)attributed);
             for (size_t k = 0; t && k < m->nrates; k++) {
                 const struct profile_rate_stats *s = &t->rates[match_rate(m, k, j)];
                 if (s->n > 0 && s->has_stats && s->sum_b > 0)
-                    pooled_add(&r->rate[k], s->sum_a, s->sum_b);
+                    stats_pooled_add(&r->rate[k], s->sum_a, s->sum_b);
             }
         }
     }
@@ -205,9 +168,9 @@ static struct table *new_table(const struct match *m, int csv)
 /* A pooled estimate and its interval in columns c, c + 1: a share as a percentage
  * (stats_format_share) with its interval in points, a rate to the precision its interval
  * supports. */
-static void text_estimate(struct table *t, size_t c, const struct pooled *p, int share)
+static void text_estimate(struct table *t, size_t c, const struct stats_pooled *p, int share)
 {
-    double v = pooled_value(p), ci = pooled_ci95(p);
+    double v = stats_pooled_value(p), ci = stats_pooled_ci95(p);
     char a[64], b[64];
     if (isnan(v)) {
         table_set(t, c, "-");
@@ -223,9 +186,9 @@ static void text_estimate(struct table *t, size_t c, const struct pooled *p, int
     table_set(t, c + 1, "%s", b);
 }
 
-static void csv_estimate(struct table *t, size_t c, const struct pooled *p)
+static void csv_estimate(struct table *t, size_t c, const struct stats_pooled *p)
 {
-    double v = pooled_value(p), sd = stats_running_sd(&p->each), ci = pooled_ci95(p);
+    double v = stats_pooled_value(p), sd = stats_running_sd(&p->each), ci = stats_pooled_ci95(p);
     if (!isnan(v)) table_set(t, c, "%.10g", v);
     if (!isnan(sd)) table_set(t, c + 1, "%.6g", sd);
     if (!isnan(ci)) table_set(t, c + 2, "%.6g", ci);
@@ -316,7 +279,7 @@ static int parse_options(int argc, char **argv, struct merge_options *o)
 static int merge_profiles(struct profile *const *p, const struct merge_options *o)
 {
     struct match *m = match_profiles(p, o->nfiles);
-    struct pooled *block = NULL;
+    struct stats_pooled *block = NULL;
     double *pairs = NULL;
     struct merged_row *rows = m ? make_rows(m, &block, &pairs) : NULL;
     int rc = 0;

@@ -138,7 +138,7 @@ void stats_format_estimate(double value, double ci, char *v, char *c, size_t len
         snprintf(c, len, isnan(ci) || ci < 0 ? "± -" : "± 0");
         return;
     }
-    double mag = value != 0 ? fabs(value) : ci;
+    double mag = fmax(fabs(value), ci); /* a value far inside its interval: the interval's */
     if (mag >= 1e-3) {
         int d = two_digits(ci, 9);
         snprintf(v, len, "%.*f", d, value);
@@ -191,4 +191,29 @@ double stats_running_ci95(const struct stats_running *r)
 {
     if (r->n < 2) return NAN;
     return stats_t95((double)(r->n - 1)) * stats_running_sd(r) / sqrt((double)r->n);
+}
+
+void stats_pooled_add(struct stats_pooled *p, double a, double b)
+{
+    p->ab[2 * p->n] = a;
+    p->ab[2 * p->n + 1] = b;
+    p->n++;
+    p->sum_a += a, p->sum_b += b;
+    stats_running_add(&p->each, a / b);
+}
+
+double stats_pooled_value(const struct stats_pooled *p)
+{
+    return p->n && p->sum_b > 0 ? p->sum_a / p->sum_b : NAN;
+}
+
+double stats_pooled_ci95(const struct stats_pooled *p)
+{
+    if (p->n < 2 || !(p->sum_b > 0)) return NAN;
+    double ratio = p->sum_a / p->sum_b, ss = 0, n = (double)p->n;
+    for (size_t i = 0; i < p->n; i++) {
+        double e = p->ab[2 * i] - ratio * p->ab[2 * i + 1];
+        ss += e * e;
+    }
+    return stats_t95(n - 1) * sqrt(n / (n - 1) * ss) / p->sum_b;
 }

@@ -105,4 +105,24 @@ double stats_running_sd(const struct stats_running *r);
  * freedom (the values are few: runs, not samples); NAN when n < 2. */
 double stats_running_ci95(const struct stats_running *r);
 
+/* An estimate pooled over runs (`merge`, `compare --runs`): each run's numerator a and
+ * denominator b (a share's samples and attributed samples, a rate's sum_a and sum_b), in
+ * ab[2i], ab[2i + 1], which the caller provides with room for every run; their sums; and
+ * the spread of the per-run values a / b. The estimate is sum a / sum b (each run weighted
+ * by its b); its interval takes the runs as the independent units. */
+struct stats_pooled {
+    uint64_t n; /* runs */
+    double sum_a, sum_b;
+    double *ab;
+    struct stats_running each;
+};
+
+void stats_pooled_add(struct stats_pooled *p, double a, double b);
+/* sum a / sum b; NAN without runs. */
+double stats_pooled_value(const struct stats_pooled *p);
+/* Half-width of the 95% interval across runs: t(n - 1) times the ratio estimator's
+ * standard error sqrt(n / (n - 1) * sum (a - R b)^2) / sum b, from the residuals
+ * themselves (runs that agree give exactly 0); NAN with fewer than 2 runs. */
+double stats_pooled_ci95(const struct stats_pooled *p);
+
 #endif /* SHIMVIEW_STATS_H */

@@ -15,7 +15,8 @@
 # intervals and MOVER's difference without batches, batch means with them; the marks
 # where the differences are large, none for a profile compared with itself, none where
 # only independent-sample intervals would see a difference, and a tag one profile lacks
-# compared as 0 samples), the figures with xml.etree (both file names in the legend),
+# compared as 0 samples; with --runs 2, each side pooled over its runs with the interval
+# across them), the figures with xml.etree (both file names in the legend),
 # merge of three copies (the same estimates, intervals of width 0) and of two runs
 # (pooled, Student's t), and the statuses and messages for missing files, files that
 # are not profiles and bad command lines.
@@ -403,6 +404,63 @@ for fig in ("hist", "cdf"):
 EOF
 tally "$WORK/svg-results"
 if grep -qiE '<script|<image|<style|href=|url\(' "$FIGS"/*.svg; then fail "figures are self-contained"; else pass "figures are self-contained"; fi
+
+# ---- compare --runs: several runs a side, intervals across runs ----
+run compare --runs 2 --csv "$A" "$WORK/e.json" "$B" "$WORK/f.json"
+expect_status "compare --runs 2 of four profiles" 0
+cp "$WORK/out" "$WORK/runs.csv"
+run compare --runs 2 "$A" "$WORK/e.json" "$B" "$WORK/f.json"
+expect_in "$WORK/out" "A2" "compare --runs names each side's runs (A1, A2, B1, B2)"
+expect_in "$WORK/out" "interval across its runs" "compare --runs says the intervals are across runs"
+run compare --runs 2 --csv "$A" "$A" "$A" "$A"
+cp "$WORK/out" "$WORK/runs-same.csv"
+python3 - "$WORK" "$(dirname "$0")" >"$WORK/runs-results" <<'EOF' || echo "FAIL: the --runs checks did not run" >>"$WORK/runs-results"
+import math, os, sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from checks import check, rows, load
+import stats_ref
+runs = [load(n) for n in ("a.json", "e.json", "b.json", "f.json")]
+attr = lambda p: p["samples"]["total"] - p["samples"]["interrupted"]
+def pooled(side, name, what):
+    """the side's pooled estimate over its runs and its 95% interval across them"""
+    pairs = []
+    for p in side:
+        ts = [t for t in p["tags"] if t["names"][0] == name]
+        if what == "share":
+            pairs.append((sum(t["samples"] for t in ts), attr(p)))
+        elif ts and ts[0]["rates"][0].get("sum_b"):
+            r = [t["rates"][0] for t in ts]
+            pairs.append((sum(x["sum_a"] for x in r), sum(x["sum_b"] for x in r)))
+    sa, sb, n = sum(a for a, _ in pairs), sum(b for _, b in pairs), len(pairs)
+    v = sa / sb
+    h = stats_ref.t95(n - 1) * math.sqrt(n / (n - 1) * sum((a - v * b) ** 2 for a, b in pairs)) / sb
+    return v, max(0, v - h) if what == "share" else v - h, v + h
+near = lambda x, y: abs(x - y) <= 1e-5 * max(1e-9, abs(y))
+rs = {x["name"]: x for x in rows("runs.csv")}
+for name in ("eval", "parse", "emit"):
+    for what, col in (("share", "share"), ("rate", "rate_items")):
+        a, b = pooled(runs[:2], name, what), pooled(runs[2:], name, what)
+        lo, hi = stats_ref.mover(*a, *b)
+        x = rs[name]
+        check(near(float(x[col + "_a"]), a[0]) and near(float(x[col + "_b"]), b[0]),
+              "%s %s: each side pooled over its two runs, as merge pools them" % (name, what))
+        check(near(float(x[col + "_diff_lo95"]), lo) and near(float(x[col + "_diff_hi95"]), hi)
+              and x[col + "_basis"] == "runs",
+              "%s %s: the difference's interval from the two sides' intervals across runs" % (name, what))
+same = rows("runs-same.csv")
+check(all(x["share_sig"] == "" and float(x["share_diff"]) == 0 for x in same),
+      "four copies of one profile, two a side: no difference, no mark")
+EOF
+tally "$WORK/runs-results"
+run compare --runs 1 "$A" "$B" "$A"
+expect_status "compare --runs 1 exits 2" 2
+expect_in "$WORK/err" "at least 2" "compare --runs 1 says a side needs two runs"
+run compare --runs 2 "$A" "$A" "$B"
+expect_status "compare --runs 2 with one profile of B exits 2" 2
+expect_in "$WORK/err" "at least 2 of B" "compare --runs says B needs two runs"
+run compare --runs 2 -o "$FIGS" "$A" "$A" "$B" "$B"
+expect_status "compare --runs with -o exits 2" 2
 
 # ---- merge ----
 run merge --csv "$A" "$A" "$A"
