@@ -47,7 +47,9 @@ static const uint64_t no_thread_word;
 uint64_t probe_hw_read_fd(const struct probe_hw *h)
 {
     uint64_t v[3]; /* count, time enabled, time running */
-    return read(h->fd, v, sizeof v) == (ssize_t)sizeof v ? v[0] : 0;
+    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return h->last;
+    ((struct probe_hw *)(uintptr_t)h)->last = v[0]; /* the plan is the observer's copy */
+    return v[0];
 }
 
 int observer_init(struct observer *o, const struct probe_plan *plan,
@@ -84,6 +86,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        params->max_detail, &params->hist) != 0)
         return -1;
+    o->tags.batch_origin = params->batch_origin;
     if (by->buckets && tag_table_add_by(&o->tags, by->buckets + 2) != 0) {
         tag_table_free(&o->tags);
         return -1;
@@ -102,6 +105,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
             observer_free(o);
             return -1;
         }
+        o->paths.batch_origin = params->batch_origin;
     }
     for (unsigned i = 0; i < probe_readings(plan); i++)
         o->time_offset[i] =
@@ -169,15 +173,35 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * block's count of walkers goes up (a sequentially consistent read-modify-write) before
  * the stack bounds and the frame word are read and down after the walk: a thread that
  * gives its block back clears the bounds first, then waits for the count to be 0, so
- * no walk starts on a stack that may go, and none is still in one. The frame word and
- * the method are read before and after the innermost frame (one cache line the program
- * keeps writing): if either changed, the thread has moved on and it starts again from
- * the new frame word, up to STACKWALK_ATTEMPTS times, then counts the sample as lost.
+ * no walk starts on a stack that may go, and none is still in one. The frame and its
+ * function are read together (read_frame), before and after the innermost frame (one
+ * cache line the program keeps writing): if either changed, the thread has moved on and
+ * it starts again from the new frame word, up to STACKWALK_ATTEMPTS times, then counts
+ * the sample as lost. The sample's function is the one the walk read with the frame:
+ * the method signal the tags read a moment before may already be another's. Without a
+ * frame, a thread that publishes frames is outside its instrumented functions (function
+ * 0, the context slot's word); one that never has (code with the hooks' tree) keeps the
+ * function and context the tags read.
  * The frames outside it change only when the thread returns past them, so the rest of
  * the walk is not checked again: checking after the whole walk, several cache misses
  * long, lost a sample in six on a call-dense interpreter, and only those in functions
  * that run long, a bias.
  */
+/* The frame word and the function it is the frame of, read together: slots 10 and 11
+ * with one 16-byte load (signals/stackwalk.h, "read together"), the function being the
+ * loop word's. A frame without a function is a thread between a function and a caller
+ * that publishes none (the outermost instrumented call, entered or left): no frame.
+ * Compiler fences keep the reads where they are among the stack's. */
+static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn)
+{
+    uint64_t loop, fp;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    signal_block_load_pair(b, SHIM_SLOT_LOOP, &loop, &fp);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    *fn = SHIM_LOOP_FN(loop);
+    return *fn ? fp : 0;
+}
+
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
                              uint64_t hooks)
 {
@@ -185,18 +209,19 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
     uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
-             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST),
-             fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE), v = hooks;
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn,
+             fp = read_frame(b, &fn), v = hooks, tid = o->block_tid;
+    uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
+    if (fp) *seen = tid;
+    if (!fp && *seen == tid) *method = 0; /* a frames thread outside its functions */
     if (fp) {
         s->walks++;
         v = STACKWALK_CHAIN(CHAIN_LOST);
         if (!lo || !hi) s->no_stack++;
         for (int attempt = 0; lo && hi && attempt < STACKWALK_ATTEMPTS; attempt++) {
-            uint64_t fn = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE), next = 0,
-                     ret = 0;
+            uint64_t next = 0, ret = 0, fn2;
             int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fn2 = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE),
-                     fp2 = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE);
+            uint64_t fp2 = read_frame(b, &fn2);
             if (fp2 == fp && fn2 == fn) { /* the innermost frame is the sampled one's */
                 struct chain_walk_frames *w = &o->walk;
                 unsigned n = framed ? chain_walk_on(fp, next, ret, hi, w) : 0;
@@ -207,9 +232,11 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
                 break;
             }
             fp = fp2;
+            fn = fn2;
             if (!fp) { /* the thread left every function that publishes a frame */
                 s->walks--;
                 v = hooks;
+                *method = 0;
                 break;
             }
             if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
@@ -265,8 +292,17 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         }
     }
     s[o->block_offset] = (uintptr_t)b;
-    for (unsigned i = 0; i < p->n_tags; i++)
-        key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
+    for (unsigned i = 0; i < p->n_tags; i++) {
+        unsigned slot = p->tag_slot[i];
+        if (!b) {
+            key[1 + i] = 0;
+        } else if (slot % 2 == 0 && i + 1 < p->n_tags && p->tag_slot[i + 1] == slot + 1) {
+            signal_block_load_pair(b, slot, &key[1 + i], &key[2 + i]); /* read together */
+            i++;
+        } else {
+            key[1 + i] = __atomic_load_n(&b->tag[slot], __ATOMIC_RELAXED);
+        }
+    }
     if (p->walk_tag && b)
         key[p->walk_tag] =
             walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);
@@ -283,42 +319,55 @@ static inline void take_sample(struct observer *o, uint64_t *s)
  * between two samples, or the slow rates (slow = 1) of a span between two reads of the
  * slow counters. A rate per TSC cycle takes its time base from the counter's own
  * timestamp: the start marker for fast hardware counters, the rdtscp right after the read
- * for the others. `traced`: the period's rates also go to its trace record. */
+ * for the others. `traced`: the period's rates also go to its trace record. `clock`: the
+ * period's time for the batches (tag_table_clock).
+ *
+ * A core-wide count minus the observer's own (probe_hw.own) can come out below zero in
+ * a period where the observed thread counted (almost) nothing, the two being read a few
+ * cycles apart: the sums keep that signed difference, so such skews cancel over the
+ * periods instead of adding up to a bias upwards; the per-period figures (the rate in
+ * the histogram, distribution and trace, and the counts a bucket of one rate by another
+ * adds up) are floored at zero. */
 static inline void record_rates(struct observer *o, const struct tag_table *t, struct tag_entry *e,
-                                const uint64_t *prev, const uint64_t *cur, int slow, int traced)
+                                const uint64_t *prev, const uint64_t *cur, int slow, int traced,
+                                uint64_t clock)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &t->hist;
     struct tag_detail *dt = tag_entry_detail(t, e);
     uint64_t d[PROBE_MAX_COUNTERS];
+    double sd[PROBE_MAX_COUNTERS];  /* signed: core minus own may be negative */
     double x = NAN, ya = 0, yb = 0; /* for one rate by another */
-    for (unsigned i = 0; i < probe_readings(p); i++)
+    for (unsigned i = 0; i < probe_readings(p); i++) {
         d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
+        sd[i] = (double)d[i];
+    }
     for (unsigned i = 0; i < p->n_hw; i++)
-        if (p->hw[i].own) d[i] = core_minus_own(d[i], d[p->hw[i].own]);
+        if (p->hw[i].own) {
+            sd[i] = core_minus_own_signed(d[i], d[p->hw[i].own]);
+            d[i] = core_minus_own(d[i], d[p->hw[i].own]);
+        }
     for (unsigned r = 0; r < p->n_rates; r++) {
         if (o->rate_slow[r] != slow) continue;
         const struct probe_rate *pr = &p->rate[r];
         unsigned at = o->time_offset[pr->num];
-        double a = (double)d[pr->num] * pr->scale;
-        double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
-        double v = a / b;
+        int per_tsc = pr->den == PROBE_RATE_PER_TSC;
+        double a = sd[pr->num] * pr->scale;
+        double b = per_tsc ? (double)(cur[at] - prev[at]) : sd[pr->den];
+        double fa = (double)d[pr->num] * pr->scale, fb = per_tsc ? b : (double)d[pr->den];
+        double v = fa / fb;
         if (traced) o->trace_rate[r] = v;
         rate_sums_add(&e->sums[r], a, b);
         if (dt) {
             hist_add(spec, dt->hist + (size_t)r * HIST_WORDS(spec), v);
             rate_dist_add(&dt->dist[r], v);
+            tag_detail_batch_rate(dt, t->n_rates, r, clock, a, b);
         }
         if (r == p->by.x) x = v;
-        if (r == p->by.y) ya = a, yb = b;
+        if (r == p->by.y) ya = fa, yb = fb; /* a bucket of periods, like the histogram */
     }
-    if (dt && dt->by && !slow && x == x) { /* x is not NaN */
-        const struct probe_by *by = &p->by;
-        double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
-        unsigned slot = x < by->lo ? 0 : at >= by->buckets ? by->buckets + 1 : 1 + (unsigned)at;
-        double *c = dt->by + slot * 3;
-        c[0] += 1, c[1] += ya, c[2] += yb;
-    }
+    if (dt && dt->by && !slow && x == x) /* x is not NaN */
+        probe_by_add(&p->by, dt->by, x, ya, yb);
 }
 
 /* The longest of a period's time bases: the start markers', and each software
@@ -363,7 +412,7 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
         if (o->span_clean && same_key(o, ck, o->span + o->key_offset)) {
             o->totals.slow_attributed++;
             record_rates(o, &o->tags, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span,
-                         cur, 1, 0);
+                         cur, 1, 0, tag_table_clock(&o->tags, o->span[SAMPLE_CS]));
         }
     }
     memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
@@ -371,13 +420,14 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
     o->span_clean = same; /* prev and cur read one tuple (account_period compared them) */
 }
 
-/* A sample into entry e of table t: counted (`other`'s by the reason it went there),
- * and given a detail record once it has earned one. */
+/* A sample into entry e of table t at TSC `start`: counted (`other`'s by the reason it
+ * went there) and in its time batch, and given a detail record once it has earned one. */
 static inline void entry_count(struct tag_table *t, struct tag_entry *e, uint64_t cycles,
-                               uint64_t total)
+                               uint64_t total, uint64_t start)
 {
     e->samples++;
     e->cycles += cycles;
+    tag_table_count_batch(t, e, tag_table_clock(t, start));
     if (tag_table_is_other(t, e))
         t->other_why[t->why]++;
     else if (tag_table_wants_detail(t, e, total))
@@ -422,7 +472,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int other = tag_table_is_other(&o->tags, e);
     unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
     o->totals.other += (uint64_t)other;
-    entry_count(&o->tags, e, d_start, o->totals.total);
+    entry_count(&o->tags, e, d_start, o->totals.total, prev[SAMPLE_CS]);
     /* rare: no rate across threads, nor across a thread's block changing hands (a thread
      * that has given its block back reads 0s) */
     if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
@@ -441,7 +491,8 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL);
+    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL,
+                 tag_table_clock(&o->tags, prev[SAMPLE_CS]));
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
     return flags | TRACE_RATED | TRACE_KEPT;
@@ -499,10 +550,12 @@ static int path_settle(struct observer *o, int final)
     case PATH_RESOLVED: {
         struct tag_entry *e = tag_table_lookup(&o->paths, key);
         o->path_totals.resolved++;
-        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved);
+        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved,
+                    prev[SAMPLE_CS]);
         if (w[0] & TRACE_KEPT) {
             e->kept++;
-            record_rates(o, &o->paths, e, prev, cur, 0, 0);
+            record_rates(o, &o->paths, e, prev, cur, 0, 0,
+                         tag_table_clock(&o->paths, prev[SAMPLE_CS]));
         }
         break;
     }
@@ -637,6 +690,7 @@ void observer_run(struct observer *o)
 
     take_sample(o, sample_at(o, 0));
     o->first_tsc = since = sample_at(o, 0)[SAMPLE_CS];
+    if (!o->tags.batch_origin) o->tags.batch_origin = o->paths.batch_origin = o->first_tsc;
     while (!__atomic_load_n(&o->stop, __ATOMIC_RELAXED)) {
         throttle(o, sample_at(o, n - 1)[SAMPLE_CS], &rng);
         uint64_t *s = sample_at(o, n++);
@@ -682,7 +736,8 @@ void observer_merge(struct observer *dst, const struct observer *src)
         }
         free(map);
     }
-    tag_table_merge(&dst->tags, &src->tags);
+    /* what found dst's table full went to its `other`: those are `other` samples too */
+    dst->totals.other += tag_table_merge(&dst->tags, &src->tags);
     if (dst->pending && src->pending) tag_table_merge(&dst->paths, &src->paths);
     if (src->first_tsc < dst->first_tsc) dst->first_tsc = src->first_tsc;
     if (src->last_tsc > dst->last_tsc) dst->last_tsc = src->last_tsc;

@@ -42,6 +42,9 @@ struct observer_params {
     struct hist_spec hist;
     uint64_t seed;        /* for the period jitter */
     uint64_t slow_period; /* TSC cycles between reads of the slow counters */
+    /* Where the tag tables' time batches start (a TSC value, the same for every observer
+     * of a run so their batches line up); 0: the observer's first sample. */
+    uint64_t batch_origin;
 };
 
 struct observer_totals {
@@ -111,6 +114,9 @@ struct observer {
     uint64_t block_tid;
     unsigned block_index;
     const struct shim_block *block;
+    /* Per block: the thread id of its owner once the owner has published a frame (a
+     * thread that writes the frame signal; walk_context), else 0. */
+    uint64_t frames_tid[SIGNAL_BLOCK_POOL];
     /* Tracing (NULL: off): every period goes into this ring, set by the coordinator
      * before the observer runs; trace_rate holds the period's rates meanwhile. */
     struct trace_ring *trace;
