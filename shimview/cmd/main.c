@@ -70,6 +70,11 @@ static const struct command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
+    const char *names[NCOMMANDS], *near;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    if ((near = usage_nearest(name, names, NCOMMANDS)) != NULL)
+        return usage_error(NULL, "unknown command '%s'; did you mean '%s'?", name, near);
     fprintf(stderr, "shimview: unknown command '%s' (commands:", name);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(stderr, " %s", commands[i].name);

@@ -232,6 +232,17 @@ expect_in "$TMP/out" "shimview" "--version names the program"
 run frobnicate
 expect_status "an unknown command exits 2" 2
 expect_in "$TMP/err" "unknown command 'frobnicate'" "an unknown command is named"
+expect_in "$TMP/err" "(commands: report" "an unknown command far from every name: the commands listed"
+expect_not_in "$TMP/err" "did you mean" "an unknown command far from every name: no guess"
+for typo in fucntions:functions contxts:contexts exprt:export rep:report tre:tree thread:threads; do
+    run "${typo%%:*}" "$GOOD"
+    expect_status "a misspelt command (${typo%%:*}) exits 2" 2
+    expect_in "$TMP/err" "unknown command '${typo%%:*}'; did you mean '${typo#*:}'?" \
+        "a misspelt command (${typo%%:*}): did you mean '${typo#*:}'"
+done
+run help fucntions
+expect_status "help with a misspelt command exits 2" 2
+expect_in "$TMP/err" "did you mean 'functions'?" "help with a misspelt command: did you mean"
 run report --frobnicate "$GOOD"
 expect_status "an unknown option exits 2" 2
 expect_in "$TMP/err" "--frobnicate" "an unknown option is named"
