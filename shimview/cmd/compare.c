@@ -57,11 +57,11 @@ const char compare_usage[] =
     "  -a, --all         show every row\n"
     "      --csv         print only the table, as CSV with a header row (columns:\n"
     "                    " SHIM_DOC_DIR "/shimview/compare.md)\n"
-    "  -o, --output DIR  also draw A over B into DIR: STEMA-vs-STEMB-hist.svg (the\n"
-    "                    rate's histogram for each of the first 4 tags, or N with\n"
-    "                    --top) and STEMA-vs-STEMB-cdf.svg (the rate's distribution\n"
-    "                    in A and in B); the rate is --rate, else ipc, else the\n"
-    "                    first one both have; not with --csv\n"
+    "  -o, --output DIR  also draw A over B into DIR (made when it does not exist):\n"
+    "                    STEMA-vs-STEMB-hist.svg (the rate's histogram for each of the\n"
+    "                    first 4 tags, or N with --top) and STEMA-vs-STEMB-cdf.svg (the\n"
+    "                    rate's distribution in A and in B); the rate is --rate, else\n"
+    "                    ipc, else the first one both have; not with --csv\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
@@ -327,16 +327,11 @@ static int write_compare_figure(const struct compare_options *o, const char *suf
                                 int (*draw)(FILE *, const struct plot_ctx *),
                                 const struct plot_ctx *c)
 {
-    char a[256], b[256], *path = NULL;
+    char a[256], b[256], name[600];
     plot_file_stem(o->file[0], a, sizeof a);
     plot_file_stem(o->file[1], b, sizeof b);
-    if (asprintf(&path, "%s/%s-vs-%s-%s.svg", o->dir, a, b, suffix) < 0) {
-        fprintf(stderr, "shimview: out of memory\n");
-        return EXIT_FILE_ERROR;
-    }
-    int rc = plot_write_file(path, draw, c);
-    free(path);
-    return rc;
+    snprintf(name, sizeof name, "%s-vs-%s-%s.svg", a, b, suffix);
+    return plot_write_output(o->dir, 1, name, draw, c);
 }
 
 static int draw_figures(const struct match *m, const struct cmp_row *rows,
@@ -403,7 +398,8 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
             o->rate = optarg;
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("compare", "-o needs a directory");
+            if (!optarg[0] || strcmp(optarg, "-") == 0)
+                return usage_error("compare", "-o needs a directory: the figures are two files");
             o->dir = optarg;
             break;
         case 'h':

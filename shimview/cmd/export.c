@@ -2,13 +2,15 @@
  * export.c -- `shimview export`: a profile, or the trace it names, in a format other
  * tools read (the formats: export/).
  *
- * Output goes to standard output unless -o names a file, which reaches its path only
- * when written whole, as plot's do (output.c). pprof is binary and is not written to a
- * terminal.
+ * Output goes to standard output unless -o names a file, or a directory to write
+ * STEM.<format's suffix> into (output_path: what -o means in every command); the file
+ * reaches its path only when written whole, as plot's do (output.c). pprof is binary
+ * and is not written to a terminal.
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/export/export.h"
 #include "shimview/base/output.h"
+#include "shimview/render/plot.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@
 #include <unistd.h>
 
 const char export_usage[] =
-    "usage: shimview export --format FORMAT [-o FILE] [OPTIONS] PROFILE\n"
+    "usage: shimview export --format FORMAT [-o PATH] [OPTIONS] PROFILE\n"
     "\n"
     "Write a profile, or the trace it names (SHIM_TRACE), in a format other tools read:\n"
     "  perfetto  the trace as Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
@@ -33,7 +35,10 @@ const char export_usage[] =
     "            rates; one row per recorded sample period\n"
     "\n"
     "  -f, --format FORMAT   perfetto, pprof, folded or csv\n"
-    "  -o, --output FILE     the file to write (default: standard output; pprof is not\n"
+    "  -o, --output PATH     the file to write, or a directory (one that exists, or\n"
+    "                        PATH ending in '/') to write STEM-perfetto.json,\n"
+    "                        STEM.pb.gz, STEM.folded or STEM-trace.csv into, made when\n"
+    "                        it does not exist (default: standard output; pprof is not\n"
     "                        written to a terminal)\n"
     "  -t, --trace FILE      perfetto, csv: read this trace instead of the profile's\n"
     "      --max-events N    perfetto: at most N counter events per rate (default: one\n"
@@ -45,13 +50,14 @@ struct format {
     const char *name;
     int needs_trace, binary;
     int (*write)(FILE *f, const struct export_ctx *x);
+    const char *suffix; /* of the file -o DIR/ names after the profile */
 };
 
 static const struct format formats[] = {
-    {"perfetto", 1, 0, export_perfetto},
-    {"pprof", 0, 1, export_pprof},
-    {"folded", 0, 0, export_folded},
-    {"csv", 1, 0, export_csv},
+    {"perfetto", 1, 0, export_perfetto, "-perfetto.json"},
+    {"pprof", 0, 1, export_pprof, ".pb.gz"},
+    {"folded", 0, 0, export_folded, ".folded"},
+    {"csv", 1, 0, export_csv, "-trace.csv"},
 };
 
 static const struct format *find_format(const char *name)
@@ -80,7 +86,7 @@ static int parse_options(int argc, char **argv, struct export_options *o)
             o->format = optarg;
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("export", "-o needs a file");
+            if (!optarg[0]) return usage_error("export", "-o needs a file or a directory");
             o->output = optarg;
             break;
         case 't':
@@ -130,8 +136,14 @@ static int parse_options(int argc, char **argv, struct export_options *o)
  * leaving no partial file behind. */
 static int write_output(const struct format *fmt, const struct export_ctx *x)
 {
-    const char *path = x->o->output;
-    int to_stdout = !path || strcmp(path, "-") == 0;
+    char stem[256], name[300], *path = NULL;
+    int to_stdout = !x->o->output || strcmp(x->o->output, "-") == 0;
+    plot_file_stem(x->o->file, stem, sizeof stem);
+    snprintf(name, sizeof name, "%s%s", stem, fmt->suffix);
+    if (!to_stdout && !(path = output_path(x->o->output, name))) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
+    }
     if (to_stdout && fmt->binary && isatty(STDOUT_FILENO)) {
         fprintf(stderr,
                 "shimview export: %s is binary: give -o FILE or redirect standard "
@@ -140,11 +152,14 @@ static int write_output(const struct format *fmt, const struct export_ctx *x)
         return EXIT_USAGE_ERROR;
     }
     struct output out;
-    if (output_open(&out, to_stdout ? "-" : path) != 0) return EXIT_FILE_ERROR;
-    int rc = fmt->write(out.f, x); /* a failure has said why */
-    if (output_close(&out, rc != 0) != 0) return rc ? rc : EXIT_FILE_ERROR;
-    if (!to_stdout) printf("%s\n", path);
-    return 0;
+    int rc = output_open(&out, to_stdout ? "-" : path);
+    if (rc == 0) {
+        rc = fmt->write(out.f, x); /* a failure has said why */
+        if (output_close(&out, rc != 0) != 0 && rc == 0) rc = EXIT_FILE_ERROR;
+    }
+    if (rc == 0 && !to_stdout) printf("%s\n", path);
+    free(path);
+    return rc;
 }
 
 int export_main(int argc, char **argv)
