@@ -40,7 +40,8 @@
 #define SIGNIFICANT    "*"
 
 const char compare_usage[] =
-    "usage: shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR] A B\n"
+    "usage: shimview compare [--rate NAME] [--sort KEY] [--top N | --all]\n"
+    "                        [--csv | --json] [-o DIR] A B\n"
     "\n"
     "Compare two profiles tag by tag: for each tag, its share of samples in A and\n"
     "in B and the difference B - A in percentage points with a 95% confidence\n"
@@ -48,20 +49,25 @@ const char compare_usage[] =
     "kept periods) in A and in B and the difference with its 95% interval. '*'\n"
     "marks a difference whose interval excludes 0. Tags are matched by name, the\n"
     "thread word ignored (tids differ between runs; a tag seen in several threads\n"
-    "is added up). Rows are sorted by A's share; a tag found in one profile only\n"
-    "has the other side empty. Rates that only one profile has are left out, and\n"
-    "named on stderr.\n"
+    "is added up). Rows are sorted by A's share (or --sort); a tag found in one\n"
+    "profile only has the other side empty. Rates that only one profile has are\n"
+    "left out, and named on stderr.\n"
     "\n"
     "  -r, --rate NAME   compare only this rate (default: every rate both have)\n"
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
+    "  -s, --sort KEY    the rows' order (keys: a, b, change, name): A's share (the\n"
+    "                    default) or B's, largest first; the size of the change in\n"
+    "                    share |B - A|, largest first; or names A to Z\n"
     "      --csv         print only the table, as CSV with a header row (columns:\n"
     "                    " SHIM_DOC_DIR "/shimview/compare.md)\n"
+    "      --json        print only the table, as JSON: an array of objects, one per\n"
+    "                    row, with the CSV's columns\n"
     "  -o, --output DIR  also draw A over B into DIR (made when it does not exist):\n"
     "                    STEMA-vs-STEMB-hist.svg (the rate's histogram for each of the\n"
     "                    first 4 tags, or N with --top) and STEMA-vs-STEMB-cdf.svg (the\n"
     "                    rate's distribution in A and in B); the rate is --rate, else\n"
-    "                    ipc, else the first one both have; not with --csv\n"
+    "                    ipc, else the first one both have; not with --csv or --json\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
@@ -81,11 +87,26 @@ struct cmp_row {
 
 /* ---- rows ---- */
 
+/* --sort's keys: A's share (the default), B's, the change B - A by its size, the name */
+static const char *const compare_keys[] = {"a", "b", "change", "name"};
+enum { SORT_A, SORT_B, SORT_CHANGE, SORT_NAME };
+
+static long sort_key; /* qsort has no context argument in C11 */
+
+/* The size of the change of a row's share, a missing side counting as 0. */
+static double change(const struct cmp_row *r)
+{
+    return fabs((isnan(r->share[1]) ? 0 : r->share[1]) - (isnan(r->share[0]) ? 0 : r->share[0]));
+}
+
 static int row_order(const void *a, const void *b)
 {
     const struct cmp_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
-    for (int j = 0; j < 2; j++) { /* A's share first; a missing side sorts below 0 */
+    if (sort_key == SORT_NAME) return strcmp(x->m->name, y->m->name);
+    if (sort_key == SORT_CHANGE && change(x) != change(y)) return change(x) < change(y) ? 1 : -1;
+    for (int i = 0; i < 2; i++) { /* A's share first (B's for 'b'); a missing side below 0 */
+        int j = sort_key == SORT_B ? 1 - i : i;
         double sx = isnan(x->share[j]) ? -1 : x->share[j];
         double sy = isnan(y->share[j]) ? -1 : y->share[j];
         if (sx != sy) return sx < sy ? 1 : -1;
@@ -93,7 +114,7 @@ static int row_order(const void *a, const void *b)
     return strcmp(x->m->name, y->m->name);
 }
 
-static struct cmp_row *make_rows(const struct match *m)
+static struct cmp_row *make_rows(const struct match *m, long key)
 {
     struct cmp_row *rows = calloc(m->nrows ? m->nrows : 1, sizeof *rows);
     if (!rows) return NULL;
@@ -106,6 +127,7 @@ static struct cmp_row *make_rows(const struct match *m)
             rows[i].ci[j] = t ? stats_share_ci95(t->samples, match_attributed(m, j)) : NAN;
         }
     }
+    sort_key = key;
     qsort(rows, m->nrows, sizeof *rows, row_order);
     return rows;
 }
@@ -214,6 +236,8 @@ static struct table *new_table(const struct match *m, const struct rate_pick *rp
     if (!t) return NULL;
     table_add_row(t);
     size_t c = 0;
+    table_column_text(t, 0);
+    table_column_text(t, 1);
     table_set(t, c++, "name");
     if (csv) {
         static const char *const heads[] = {
@@ -293,7 +317,7 @@ static int print_table(const struct match *m, const struct cmp_row *rows,
     for (size_t i = 0; i < shown; i++)
         add_row(t, m, &rows[i], rp, csv);
     if (match_has_other(m)) add_row(t, m, &rows[m->nrows - 1], rp, csv);
-    int rc = csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = match_table_print(t, stdout, &o->t);
     table_free(t);
     if (!csv) print_notes(m, rp, match_tag_rows(m) - shown);
     return rc;
@@ -391,7 +415,9 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     };
     int opt, rc;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":r:n:ao:h", options, NULL)) != -1) {
+    o->t.sort_keys = compare_keys;
+    o->t.nsort_keys = 4;
+    while ((opt = getopt_long(argc, argv, ":r:n:as:o:h", options, NULL)) != -1) {
         switch (opt) {
         case 'r':
             if (!optarg[0]) return usage_error("compare", "--rate needs a rate name");
@@ -413,8 +439,10 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     }
     if ((rc = match_table_options_check("compare", &o->t))) return rc;
     if (o->t.csv && o->dir) /* the paths of the figures would end up among the records */
-        return usage_error("compare", "--csv and -o exclude each other: the CSV is all that "
-                                      "standard output holds; draw the figures in a second call");
+        return usage_error("compare",
+                           "%s and -o exclude each other: the table is all that standard output "
+                           "holds; draw the figures in a second call",
+                           o->t.json ? "--json" : "--csv");
     if (argc - optind != 2)
         return usage_error("compare", "expects two profiles A and B, got %d", argc - optind);
     o->file[0] = argv[optind];
@@ -449,7 +477,7 @@ static int pick_rates(const struct match *m, const struct compare_options *o, st
 static int compare_profiles(struct profile *const *p, const struct compare_options *o)
 {
     struct match *m = match_profiles(p, 2);
-    struct cmp_row *rows = m ? make_rows(m) : NULL;
+    struct cmp_row *rows = m ? make_rows(m, o->t.sort) : NULL;
     struct rate_pick rp;
     int rc = 0;
     if (!rows) {

@@ -1,6 +1,7 @@
 /*
  * view.c -- what the table commands share (functions, contexts, loops, paths, threads):
- * their options (--rate, --top, --all, --csv and a command's own --sort or --function),
+ * their options (--rate, --top, --all, --csv, --json, --sort with the command's keys, and
+ * a command's own --function),
  * how many rows a table shows, and the cells of shares and rates, so that the same
  * number reads the same in every table.
  */
@@ -73,13 +74,12 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
     static const struct option options[] = {
         MATCH_TABLE_LONG_OPTIONS,
         {"rate", required_argument, NULL, 'r'},
-        {"sort", required_argument, NULL, 's'},
         {"function", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char shorts[16] = ":n:ar:h";
-    int opt, sort = strchr(own, 's') != NULL, function = strchr(own, 'f') != NULL;
+    int opt, sort = o->t.nsort_keys > 0, function = strchr(own, 'f') != NULL;
     strcat(shorts, sort ? "s:" : "");
     strcat(shorts, function ? "f:" : "");
     opterr = 0;
@@ -97,12 +97,8 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
             if (!optarg[0]) return usage_error(cmd, "--function needs a function name");
             o->function = optarg;
             break;
-        case 's':
-            if (!sort) return usage_error(cmd, "unknown option '--sort'");
-            if (strcmp(optarg, "incl") != 0 && strcmp(optarg, "excl") != 0)
-                return usage_error(cmd, "--sort expects 'incl' or 'excl', not '%s'", optarg);
-            o->sort_excl = strcmp(optarg, "excl") == 0;
-            break;
+        case 's': /* a table without sort keys */
+            return usage_error(cmd, "unknown option '--sort'");
         case 'h':
             fputs(usage, stdout);
             return -1;

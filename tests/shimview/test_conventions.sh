@@ -70,4 +70,134 @@ run html -o "$O/plainfile/page.html" "$TRACED"
 expect_status "-o under a file that is not a directory exits 1" 1
 expect_in "$WORK/err" "plainfile/page.html: Not a directory" "-o under a file: the path and the reason"
 
+# ---- the planted profiles every table is read from ----
+CCT="$WORK/calc.json"
+PASS="$WORK/pass.json"
+THREADS="$WORK/threads.json"
+BY="$WORK/by.json"
+python3 "$HERE/cct_fixture.py" "$GOOD" "$CCT" &&
+    python3 "$HERE/pass_fixture.py" "$GOOD" "$PASS" &&
+    python3 "$HERE/threads_fixture.py" "$GOOD" "$THREADS" &&
+    python3 "$HERE/by_fixture.py" "$GOOD" "$BY" || fail "planting the fixtures"
+
+# check KIND ARGS...: check_conventions.py's lines, counted one by one
+check() { check_with "$HERE/check_conventions.py" "$@"; }
+
+# ---- --json: the CSV's table as an array of objects ----
+# each line: a label, then the command's words (the profile last)
+while IFS='|' read -r label words; do
+    # shellcheck disable=SC2086 # the command's words
+    run $words --csv
+    expect_status "$label --csv" 0
+    cp "$WORK/out" "$WORK/t-$label.csv"
+    # shellcheck disable=SC2086
+    run $words --json
+    expect_status "$label --json" 0
+    cp "$WORK/out" "$WORK/t-$label.json"
+    check json "$WORK/t-$label.csv" "$WORK/t-$label.json" "$label"
+done <<EOF
+functions|functions $CCT
+contexts|contexts $CCT
+threads|threads $THREADS
+loops|loops $PASS
+paths|paths $PASS
+compare|compare $GOOD $CCT
+merge|merge $GOOD $GOOD
+EOF
+for table in tags period; do
+    run report "--csv=$table" "$THREADS"
+    cp "$WORK/out" "$WORK/report-$table.csv"
+    run report "--json=$table" "$THREADS"
+    expect_status "report --json=$table" 0
+    cp "$WORK/out" "$WORK/report-$table.json"
+    check json "$WORK/report-$table.csv" "$WORK/report-$table.json" "report $table"
+done
+run report --csv=by "$BY"
+cp "$WORK/out" "$WORK/report-by.csv"
+run report --json=by "$BY"
+cp "$WORK/out" "$WORK/report-by.json"
+check json "$WORK/report-by.csv" "$WORK/report-by.json" "report by"
+run report --json --per-thread "$THREADS"
+cp "$WORK/out" "$WORK/report-pt.json"
+run report --csv --per-thread "$THREADS"
+cp "$WORK/out" "$WORK/report-pt.csv"
+check json "$WORK/report-pt.csv" "$WORK/report-pt.json" "report --per-thread"
+run functions --json --top 2 "$CCT"
+expect_python "functions --json --top 2: two objects" -c \
+    'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) != 2)' "$WORK/out"
+run functions --csv --json "$CCT"
+expect_status "--csv --json exits 2" 2
+expect_in "$WORK/err" "--csv and --json exclude each other" "--csv --json: says why"
+run report --json=tagz "$GOOD"
+expect_status "report --json=tagz exits 2" 2
+expect_in "$WORK/err" "did you mean 'tags'" "report --json=tagz: did you mean"
+run compare --json -o "$WORK/cmp-json" "$GOOD" "$CCT"
+expect_status "compare --json -o exits 2" 2
+
+# ---- --sort: every table, every key; the rows in the key's order ----
+# each line: a label, the command's words (the profile last), the key, then the order
+# check_conventions.py checks (its "sorted" KEYs)
+while IFS='|' read -r label words key order; do
+    # shellcheck disable=SC2086 # the command's words and the order's keys
+    run $words --sort "$key" --csv
+    expect_status "$label --sort $key" 0
+    cp "$WORK/out" "$WORK/s-$label-$key.csv"
+    # shellcheck disable=SC2086
+    check sorted "$WORK/s-$label-$key.csv" $order
+done <<EOF
+functions|functions $CCT|incl|-incl_samples -excl_samples
+functions|functions $CCT|excl|-excl_samples -incl_samples
+functions|functions $CCT|name|~function
+contexts|contexts $CCT|samples|-samples
+contexts|contexts $CCT|time|-time_share
+contexts|contexts $CCT|name|~context
+threads|threads $THREADS|samples|!groups -samples
+threads|threads $THREADS|time|!groups -time_share
+threads|threads $THREADS|tid|!groups +thread
+threads|threads $THREADS|name|!groups ~name
+loops|loops $PASS|samples|-samples
+loops|loops $PASS|time|-time_share
+loops|loops $PASS|function|~function +loop
+paths|paths $PASS|samples|-samples
+paths|paths $PASS|time|-time_share
+paths|paths $PASS|function|~function +path
+report|report $THREADS|samples|!groups -samples
+report|report $THREADS|time|!groups -time_share
+report|report $THREADS|name|!groups ~name
+compare|compare $GOOD $CCT|a|!groups -share_a -share_b
+compare|compare $GOOD $CCT|b|!groups -share_b -share_a
+compare|compare $GOOD $CCT|change|!groups -change
+compare|compare $GOOD $CCT|name|!groups ~name
+merge|merge $GOOD $CCT $GOOD|share|!groups -share_mean
+merge|merge $GOOD $CCT $GOOD|runs|!groups -runs -share_mean
+merge|merge $GOOD $CCT $GOOD|name|!groups ~name
+EOF
+# the group rows stay after the program's, whatever the order
+run threads --sort name --csv "$THREADS"
+expect_python "threads --sort name: other processes and idle stay last" -c '
+import csv, sys
+names = [r["name"] for r in csv.DictReader(open(sys.argv[1]))]
+sys.exit(names[-2:] != ["(other processes)", "(idle)"])' "$WORK/out"
+run functions --sort name --top 3 --csv "$CCT"
+expect_python "functions --sort name --top 3: the first three names A to Z" -c '
+import csv, sys
+got = [r["function"] for r in csv.DictReader(open(sys.argv[1]))]
+every = sorted(r["function"] for r in csv.DictReader(open(sys.argv[2])))
+sys.exit(got != every[:3])' "$WORK/out" "$WORK/s-functions-name.csv"
+run report --sort time "$THREADS"
+expect_status "report --sort time (text)" 0
+# every table's --help names its keys, and a bad key lists the same ones
+for words in "functions $CCT" "contexts $CCT" "threads $THREADS" "loops $PASS" "paths $PASS" \
+    "report $GOOD" "compare $GOOD $GOOD" "merge $GOOD"; do
+    cmd=${words%% *}
+    keys=$("$SHIMVIEW" "$cmd" --help | sed -n 's/.*(keys: \([a-z, ]*\)).*/\1/p')
+    if [ -n "$keys" ]; then pass "$cmd --help names the --sort keys ($keys)"; else fail "$cmd --help: no '(keys: ...)'"; fi
+    # shellcheck disable=SC2086
+    run $words --sort bogus
+    expect_status "$cmd --sort bogus exits 2" 2
+    expect_in "$WORK/err" "--sort expects one of: $keys; not 'bogus'" "$cmd --sort bogus lists the keys --help names"
+done
+run functions --sort exl "$CCT"
+expect_in "$WORK/err" "did you mean 'excl'?" "functions --sort exl: did you mean 'excl'"
+
 finish
