@@ -23,6 +23,7 @@
 #define SHIMVIEW_COMMANDS_H
 
 #include "shimview/analysis/calltree.h"
+#include "shimview/analysis/filter.h"
 #include "shimview/analysis/match.h"
 #include "shimview/model/profile.h"
 #include "shimview/base/usage.h"
@@ -184,15 +185,16 @@ int path_main(int argc, char **argv);
     "  -h, --help        print this help\n"
 
 /* Their options: --rate, --top, --all, --csv, --json, --sort (with the keys the command
- * sets in t before parsing), and the command's own --function; the one FILE. */
+ * sets in t before parsing), and the command's own --function or filters; the one FILE. */
 struct view_options {
     struct match_table_options t;
     const char *rate, *file, *function;
+    struct filter_spec filter;
 };
 
 /* Parse command cmd's options into o; own holds the letters of the command's own options
- * it takes ("f": --function). 0, -1 after printing usage for --help, or EXIT_USAGE_ERROR
- * after a message. */
+ * it takes ("f": --function, "F": --tid, --focus, --ignore). 0, -1 after printing usage
+ * for --help, or EXIT_USAGE_ERROR after a message. */
 int view_parse_options(int argc, char **argv, const char *cmd, const char *usage, const char *own,
                        struct view_options *o);
 

@@ -44,6 +44,12 @@ const char export_usage[] =
     "      --max-events N    perfetto: at most N counter events per rate (default: one\n"
     "                        per 10 us of trace time)\n"
     "      --value WHAT      folded: 'samples' (default) or 'time' (TSC cycles)\n"
+    "      --tid TID         pprof, folded: only the samples of thread TID (again: of\n"
+    "                        any of them)\n"
+    "      --focus FUNCTION  pprof, folded: only the stacks that hold FUNCTION (again:\n"
+    "                        any of them)\n"
+    "      --ignore FUNCTION pprof, folded: leave out the stacks that hold FUNCTION\n"
+    "                        (again: any of them)\n"
     "  -h, --help            print this help\n";
 
 struct format {
@@ -67,9 +73,11 @@ static const struct format *find_format(const char *name)
     return NULL;
 }
 
-static int parse_options(int argc, char **argv, struct export_options *o)
+static int parse_options(int argc, char **argv, struct export_options *o,
+                         struct filter_spec *filter)
 {
     static const struct option options[] = {
+        FILTER_LONG_OPTIONS,
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"trace", required_argument, NULL, 't'},
@@ -81,6 +89,9 @@ static int parse_options(int argc, char **argv, struct export_options *o)
     int opt, has_value = 0, has_max = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":f:o:t:h", options, NULL)) != -1) {
+        int taken = filter_option("export", opt, filter);
+        if (taken == EXIT_USAGE_ERROR) return taken;
+        if (taken) continue;
         switch (opt) {
         case 'f':
             o->format = optarg;
@@ -125,6 +136,9 @@ static int parse_options(int argc, char **argv, struct export_options *o)
         return usage_error("export", "--max-events applies to --format perfetto only");
     if (o->trace && !fmt->needs_trace)
         return usage_error("export", "--trace applies to perfetto and csv, which read the trace");
+    if (filter_given(filter) && fmt->needs_trace)
+        return usage_error("export", "--tid, --focus and --ignore apply to pprof and folded, "
+                                     "whose stacks come from the profile");
     if (optind >= argc) return usage_error("export", "missing the PROFILE");
     if (optind + 1 < argc)
         return usage_error("export", "expects one PROFILE, got %d", argc - optind);
@@ -166,10 +180,11 @@ int export_main(int argc, char **argv)
 {
     struct export_options o = {0};
     struct export_ctx x = {.o = &o};
-    struct profile *p = NULL;
+    struct filter_spec filter = {0};
+    struct profile *p = NULL, view;
     struct trace t;
     char err[512];
-    int rc = parse_options(argc, argv, &o);
+    int rc = parse_options(argc, argv, &o, &filter);
     if (rc) return rc < 0 ? 0 : rc;
     const struct format *fmt = find_format(o.format);
     if (fmt->needs_trace) {
@@ -184,9 +199,16 @@ int export_main(int argc, char **argv)
         profile_free(p);
         return EXIT_FILE_ERROR;
     }
-    x.p = p;
+    /* the stacks' frames are the whole profile's (slot_frame); their samples the filter's */
+    if (!x.t && (rc = filter_apply(p, &filter, "export", &view)) != 0) {
+        free(x.slot_frame);
+        profile_free(p);
+        return rc;
+    }
+    x.p = x.t ? p : &view;
     rc = write_output(fmt, &x);
     if (x.t) trace_close(x.t);
+    if (!x.t) filter_view_free(p, &view);
     free(x.slot_frame);
     profile_free(p);
     return rc;

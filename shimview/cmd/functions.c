@@ -26,9 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The lines of the usage texts for the filters (filter.h). */
+#define FILTER_OPTIONS_USAGE                                                                       \
+    "      --tid TID     only the samples of thread TID (again: of any of them)\n"                 \
+    "      --focus FUNCTION\n"                                                                     \
+    "                    only the samples whose call stack holds FUNCTION (again: any\n"           \
+    "                    of them)\n"                                                               \
+    "      --ignore FUNCTION\n"                                                                    \
+    "                    leave out the samples whose call stack holds FUNCTION (again:\n"          \
+    "                    any of them)\n"
+
 const char functions_usage[] =
     "usage: shimview functions [--sort KEY] [--rate NAME] [--top N | --all]\n"
-    "                          [--csv | --json] (FILE | -)\n"
+    "                          [--csv | --json] [--tid TID] [--focus FUNCTION]\n"
+    "                          [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print one row per function of a calling-context profile (a program built with\n"
     "-finstrument-functions): its exclusive samples (slot 8 named it: its own code ran)\n"
@@ -38,11 +49,12 @@ const char functions_usage[] =
     "\n"
     "  -s, --sort KEY    the rows' order (keys: incl, excl, name): inclusive (the\n"
     "                    default) or exclusive samples, largest first, or names A to "
-    "Z\n" VIEW_OPTIONS_USAGE("functions");
+    "Z\n" FILTER_OPTIONS_USAGE VIEW_OPTIONS_USAGE("functions");
 
 const char contexts_usage[] =
     "usage: shimview contexts [--sort KEY] [--rate NAME] [--top N | --all]\n"
-    "                         [--csv | --json] (FILE | -)\n"
+    "                         [--csv | --json] [--tid TID] [--focus FUNCTION]\n"
+    "                         [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print one row per calling context with samples, named by its path from the thread's\n"
     "root (main > parse > expr), largest first: samples, share of the attributed\n"
@@ -50,8 +62,8 @@ const char contexts_usage[] =
     "A function called from two call sites is two contexts, told apart by ' @0xSITE'.\n"
     "\n"
     "  -s, --sort KEY    the rows' order (keys: samples, time, name): samples (the\n"
-    "                    default) or TSC time, largest first, or paths A to Z\n" VIEW_OPTIONS_USAGE(
-        "contexts");
+    "                    default) or TSC time, largest first, or paths A to "
+    "Z\n" FILTER_OPTIONS_USAGE VIEW_OPTIONS_USAGE("contexts");
 
 /* ---- functions ---- */
 
@@ -409,20 +421,21 @@ static int run(int argc, char **argv, const char *cmd, const char *usage,
     int functions = strcmp(cmd, "functions") == 0;
     struct view_options o = {
         .t = {.sort_keys = functions ? function_keys : context_keys, .nsort_keys = 3}};
-    struct profile *p;
-    struct calltree *ct;
-    int rc = view_parse_options(argc, argv, cmd, usage, "", &o);
+    struct filtered_calltree x;
+    int rc = view_parse_options(argc, argv, cmd, usage, "F", &o);
     if (rc) return rc < 0 ? 0 : rc;
-    if ((rc = calltree_load(o.file, &p, &ct)) != 0) return rc;
+    if ((rc = filter_load_calltree(o.file, &o.filter, cmd, &x)) != 0) return rc;
     size_t rate = 0;
-    rc = o.rate ? calltree_find_rate(p, o.rate, cmd, &rate) : 0;
-    if (rc == 0) loss_print(p, o.t.csv ? stderr : stdout); /* above the table, never in CSV */
-    if (rc == 0 && print(ct, &o, o.rate ? (long)rate : -1) != 0) {
-        fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
+    rc = o.rate ? calltree_find_rate(x.p, o.rate, cmd, &rate) : 0;
+    if (rc == 0) { /* above the table, never among the records */
+        loss_print(x.p, o.t.csv ? stderr : stdout);
+        if (!o.t.csv) filter_note(stdout, &x.view, &o.filter);
+    }
+    if (rc == 0 && print(x.ct, &o, o.rate ? (long)rate : -1) != 0) {
+        fprintf(stderr, "shimview: %s: out of memory while printing\n", x.p->file);
         rc = EXIT_FILE_ERROR;
     }
-    calltree_free(ct);
-    profile_free(p);
+    filter_free_calltree(&x);
     return rc;
 }
 

@@ -75,16 +75,19 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
         MATCH_TABLE_LONG_OPTIONS,
         {"rate", required_argument, NULL, 'r'},
         {"function", required_argument, NULL, 'f'},
+        FILTER_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char shorts[16] = ":n:ar:h";
     int opt, sort = o->t.nsort_keys > 0, function = strchr(own, 'f') != NULL;
+    int filters = strchr(own, 'F') != NULL;
     strcat(shorts, sort ? "s:" : "");
     strcat(shorts, function ? "f:" : "");
     opterr = 0;
     while ((opt = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
         int taken = match_table_option(cmd, opt, &o->t);
+        if (!taken && filters) taken = filter_option(cmd, opt, &o->filter);
         if (taken == EXIT_USAGE_ERROR) return taken;
         if (taken) continue;
         switch (opt) {
@@ -99,6 +102,10 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
             break;
         case 's': /* a table without sort keys */
             return usage_error(cmd, "unknown option '--sort'");
+        case 'T':
+        case 'F':
+        case 'I': /* a table without filters */
+            return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         case 'h':
             fputs(usage, stdout);
             return -1;

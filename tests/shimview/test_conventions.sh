@@ -4,7 +4,7 @@
 # not exist), --json beside --csv, --sort on every table, the --tid, --focus and
 # --ignore filters, and the callers view.
 #
-#     sh test_conventions.sh SHIMVIEW FIXTURES_DIR WORK_DIR
+#     sh test_conventions.sh SHIMVIEW FIXTURES_DIR WORK_DIR PPROF_PROTO
 #
 # Every number a filtered or sorted table shows is recomputed from the profile's JSON by
 # check_conventions.py (with check_cct.py's reading of a calling context), so a filter
@@ -14,8 +14,9 @@
 SHIMVIEW=$1
 FIXTURES=$2
 WORK=$3
-if [ -z "$SHIMVIEW" ] || [ -z "$FIXTURES" ] || [ -z "$WORK" ]; then
-    echo "usage: sh test_conventions.sh SHIMVIEW FIXTURES_DIR WORK_DIR" >&2
+PROTO=$4
+if [ -z "$SHIMVIEW" ] || [ -z "$FIXTURES" ] || [ -z "$WORK" ] || [ -z "$PROTO" ]; then
+    echo "usage: sh test_conventions.sh SHIMVIEW FIXTURES_DIR WORK_DIR PPROF_PROTO" >&2
     exit 2
 fi
 case $SHIMVIEW in /*) ;; *) SHIMVIEW=$(pwd)/$SHIMVIEW ;; esac
@@ -199,5 +200,112 @@ for words in "functions $CCT" "contexts $CCT" "threads $THREADS" "loops $PASS" "
 done
 run functions --sort exl "$CCT"
 expect_in "$WORK/err" "did you mean 'excl'?" "functions --sort exl: did you mean 'excl'"
+
+# ---- --tid, --focus, --ignore: the numbers of the samples kept, recomputed ----
+# check_cct.py recounts from the profile what the filter keeps (CHECK_FILTER), so every
+# row, share, rate, stack and tree line must be the filtered profile's.
+# cct_check FILTER KIND FILE ARGS...: check_cct.py's lines for output FILE under FILTER
+cct_check() {
+    CHECK_FILTER=$1
+    export CHECK_FILTER
+    kind=$2
+    file=$3
+    shift 3
+    check_with "$HERE/check_cct.py" "$kind" "$CCT" "$file" "$@"
+    unset CHECK_FILTER
+}
+# each line: check_cct.py's filter, then shimview's options for it
+while IFS='|' read -r filter options; do
+    # shellcheck disable=SC2086 # the options' words
+    run functions --csv $options "$CCT"
+    expect_status "functions $options" 0
+    cp "$WORK/out" "$WORK/f.csv"
+    cct_check "$filter" functions "$WORK/f.csv"
+    # shellcheck disable=SC2086
+    run contexts --csv $options "$CCT"
+    expect_status "contexts $options" 0
+    cp "$WORK/out" "$WORK/c.csv"
+    cct_check "$filter" contexts "$WORK/c.csv"
+    # shellcheck disable=SC2086
+    LC_ALL=C "$SHIMVIEW" tree --min-share 0 $options "$CCT" >"$WORK/t.txt" 2>"$WORK/err"
+    rc=$?
+    expect_status "tree $options" 0
+    cct_check "$filter" tree "$WORK/t.txt" ascii 0
+    # shellcheck disable=SC2086
+    run export --format folded $options "$CCT"
+    expect_status "export --format folded $options" 0
+    cp "$WORK/out" "$WORK/f.folded"
+    cct_check "$filter" folded "$WORK/f.folded"
+    # shellcheck disable=SC2086
+    run export --format pprof -o "$WORK/f.pb.gz" $options "$CCT"
+    expect_status "export --format pprof $options" 0
+    cct_check "$filter" pprof "$WORK/f.pb.gz" "$PROTO"
+done <<'EOF'
+focus=walk|--focus walk
+ignore=walk|--ignore walk
+tid=4243|--tid 4243
+tid=4242;tid=4244|--tid 4242 --tid 4244
+focus=visit;ignore=libm.so.6+0x2a10|--focus visit --ignore libm.so.6+0x2a10
+focus=eval;focus=visit;ignore=walk|--focus eval --focus visit --ignore walk
+tid=4242;focus=main|--tid 4242 --focus main
+EOF
+run functions --focus walk "$CCT"
+expect_in "$WORK/out" "filter: --focus walk: kept 7,600 of 8,710 attributed samples (87.26%); shares are of all of them" \
+    "functions --focus: a line says what the filter kept"
+run functions --focus walk --csv "$CCT"
+expect_not_in "$WORK/out" "filter:" "functions --focus --csv: nothing but the table"
+# a FUNCTION is any name shimview shows it by: the label, or the address
+addr=$(python3 -c 'import json,sys; print(hex(next(f["address"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "walk")))' "$CCT")
+run export --format folded --focus "$addr" "$CCT"
+cp "$WORK/out" "$WORK/addr.folded"
+run export --format folded --focus walk "$CCT"
+if cmp -s "$WORK/out" "$WORK/addr.folded"; then pass "--focus $addr is --focus walk"; else fail "--focus by address differs"; fi
+
+# ---- the callers view: tree --callers, bottom up ----
+while IFS='|' read -r filter options; do
+    # shellcheck disable=SC2086
+    LC_ALL=C "$SHIMVIEW" tree --min-share 0 $options "$CCT" >"$WORK/callers.txt" 2>"$WORK/err"
+    rc=$?
+    expect_status "tree $options" 0
+    cct_check "$filter" callers "$WORK/callers.txt" "${options##* }"
+done <<'EOF'
+|--callers visit
+|--callers walk
+|--callers libm.so.6+0x2a10
+|--callers main
+tid=4242|--tid 4242 --callers visit
+ignore=eval|--ignore eval --callers walk
+EOF
+LC_ALL=C.UTF-8 "$SHIMVIEW" tree --callers visit --rate items "$CCT" >"$WORK/callers.txt" 2>&1
+expect_in "$WORK/callers.txt" "callers of visit: 3,900 samples reached it, 44.78%; 3,100 of them in its own code, 35.59%" \
+    "tree --callers: a line says how many samples reached the function"
+expect_in "$WORK/callers.txt" "└─ walk" "tree --callers: the caller under the function (UTF-8)"
+expect_in "$WORK/callers.txt" "items total" "tree --callers --rate: the rate over the total"
+run tree --callers visit --depth 1 "$CCT"
+expect_not_in "$WORK/out" "eval" "tree --callers --depth 1: only the direct callers"
+
+# ---- what the filters refuse ----
+run functions --focus wlak "$CCT"
+expect_status "--focus of an unknown function exits 2" 2
+expect_in "$WORK/err" "--focus wlak: no function of that name in $CCT (close names: " \
+    "--focus of an unknown function: named, with the close names"
+expect_in "$WORK/err" "walk" "--focus wlak: walk is a close name"
+run tree --callers nosuch "$CCT"
+expect_status "tree --callers of an unknown function exits 2" 2
+expect_in "$WORK/err" "--callers nosuch: no function of that name" "tree --callers nosuch: says so"
+run contexts --tid 99 "$CCT"
+expect_status "--tid of an unknown thread exits 2" 2
+expect_in "$WORK/err" "--tid 99: no thread of that id in $CCT (threads with samples: 4242" \
+    "--tid 99: named, with the threads the profile has"
+run functions --tid abc "$CCT"
+expect_status "--tid abc exits 2" 2
+run export --format folded --focus walk "$GOOD"
+expect_status "--focus on a profile without functions exits 1" 1
+expect_in "$WORK/err" "has no functions to filter by" "--focus without functions: says why"
+run export --format csv --tid 4242 "$TRACED"
+expect_status "--tid with a trace format exits 2" 2
+expect_in "$WORK/err" "apply to pprof and folded" "--tid with a trace format: says where it applies"
+run threads --focus walk "$THREADS"
+expect_status "threads --focus (a table without filters) exits 2" 2
 
 finish
