@@ -5,7 +5,8 @@
 # The options are read from the tools' own --help, so they are always the installed
 # tools' options: `shimview <TAB>` offers the commands, `shimview CMD -<TAB>` that
 # command's options, and after an option that takes a value, its values where they are
-# a fixed list (export's formats, report's tables, functions' sort keys), else files;
+# a fixed list (export's formats, report's tables, each table's sort keys as its help
+# names them), else files;
 # profiles (*.json) and files elsewhere. `shimrun` completes its own options, then the
 # program to run and, through bash-completion where it is loaded, that program's own
 # arguments. Needs bash only; bash-completion's helpers are used when present.
@@ -63,8 +64,9 @@ _shimview()
         COMPREPLY=($(compgen -W "perfetto pprof folded csv" -- "$cur"))
         return
         ;;
-    -s | --sort)
-        COMPREPLY=($(compgen -W "incl excl" -- "$cur"))
+    -s | --sort) # the help's "(keys: a, b, c)"
+        COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null |
+            sed -n 's/.*(keys: \([a-z, ]*\)).*/\1/p' | tr -d ,)" -- "$cur"))
         return
         ;;
     -o | --output | -t | --trace)
@@ -74,8 +76,8 @@ _shimview()
     ?*) return ;; # a number, a rate or function name: nothing to offer
     esac
     case $cur in
-    --csv=*)
-        COMPREPLY=($(compgen -P --csv= -W "tags period by" -- "${cur#--csv=}"))
+    --csv=* | --json=*)
+        COMPREPLY=($(compgen -P "${cur%%=*}=" -W "tags period by" -- "${cur#*=}"))
         ;;
     -*)
         COMPREPLY=($(compgen -W "$(_shim_options "${COMP_WORDS[0]}" "$cmd") --no-demangle" -- "$cur"))

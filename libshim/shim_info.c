@@ -14,9 +14,14 @@
 #define SHIM_DOC_DIR "/usr/local/share/doc/shim"
 #endif
 
+#ifndef SHIM_TOOL_VERSION
+#define SHIM_TOOL_VERSION "0.1.0"
+#endif
+
 #include <cpuid.h>
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -27,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/profile.h"
 #include "libshim/events.h"
 #include "libshim/machine.h"
 #include "shim.h"
@@ -176,26 +182,61 @@ static void placements(hwloc_topology_t topo)
     }
 }
 
-static int usage(FILE *out, int status)
+static void usage(void)
 {
-    fprintf(out, "usage: shim-info [--help]\n\n"
-                 "Print what this machine offers shim: CPU and topology, TSC, the PMUs the "
-                 "kernel and\nlibpfm4 see, perf_event_paranoid, rdpmc, any-thread "
-                 "counting, whether cycles and\ninstructions can be counted, whether BPF can "
-                 "tell which thread runs on a CPU, the\nobserver placement for a thread on "
-                 "each CPU, and a one-line verdict. Changes nothing.\n\n"
-                 "What each line means, and what to change: " SHIM_DOC_DIR
-                 "/hardware-counters.md\n(counters, rdpmc, any-thread counting) and " SHIM_DOC_DIR
-                 "/threads.md (BPF).\n\n"
-                 "  -h, --help  print this help\n");
-    return status;
+    printf("usage: shim-info [--help | --version]\n\n"
+           "Print what this machine offers shim: CPU and topology, TSC, the PMUs the kernel and\n"
+           "libpfm4 see, perf_event_paranoid, rdpmc, any-thread counting, whether cycles and\n"
+           "instructions can be counted, whether BPF can tell which thread runs on a CPU, the\n"
+           "observer placement for a thread on each CPU, and a one-line verdict. Changes "
+           "nothing.\n\n"
+           "What each line means, and what to change: " SHIM_DOC_DIR "/hardware-counters.md\n"
+           "(counters, rdpmc, any-thread counting) and " SHIM_DOC_DIR "/threads.md (BPF).\n\n"
+           "  -h, --help     print this help\n"
+           "  -V, --version  print shim-info's version and exit\n");
+}
+
+/* The command line: 0 to go on, else 1 + the exit status (0 after --help or --version,
+ * 2 after one line naming what was wrong and a hint). */
+static int parse_options(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            usage();
+            return 1;
+        case 'V':
+            printf("shim-info %s (profile format version %d)\n", SHIM_TOOL_VERSION,
+                   PROFILE_FORMAT_VERSION);
+            return 1;
+        default:
+            if (optopt && strncmp(argv[optind - 1], "--", 2) != 0)
+                fprintf(stderr, "shim-info: unknown option '-%c'\n", optopt);
+            else
+                fprintf(stderr, "shim-info: unknown option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "Try 'shim-info --help'.\n");
+            return 3;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "shim-info: takes no arguments, got '%s'\nTry 'shim-info --help'.\n",
+                argv[optind]);
+        return 3;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1)
-        return usage(strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout,
-                     strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0);
+    int rc = parse_options(argc, argv);
+    if (rc) return rc - 1;
     char why[512], buf[256];
     hwloc_topology_t topo;
     struct machine_topology m;

@@ -24,6 +24,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/profile.h"
+
+#ifndef SHIM_TOOL_VERSION
+#define SHIM_TOOL_VERSION "0.1.0"
+#endif
+
 #define EXIT_USAGE 2
 
 static const struct option_map {
@@ -69,6 +75,7 @@ static void usage(FILE *out)
                  options[i].arg ? options[i].arg : "");
         fprintf(out, "  %-26s %s (%s)\n", flag, options[i].help, options[i].var);
     }
+    fprintf(out, "  %-26s %s\n", "-V, --version", "print shimrun's version and exit");
     fprintf(out,
             "  %-26s %s\n\n" SHIM_DOC_DIR "/environment.md describes each SHIM_* variable;\n"
             "" SHIM_DOC_DIR "/README.md is the quick start.\n",
@@ -97,8 +104,8 @@ static int find_library(char *out, size_t len)
 
 int main(int argc, char **argv)
 {
-    struct option longopts[NOPTIONS + 2];
-    char shortopts[64] = "+hq";
+    struct option longopts[NOPTIONS + 3];
+    char shortopts[64] = "+hqV";
     for (size_t i = 0; i < NOPTIONS; i++) {
         longopts[i] =
             (struct option){options[i].name, options[i].arg != NULL, NULL, (int)(256 + i)};
@@ -110,10 +117,16 @@ int main(int argc, char **argv)
         }
     }
     longopts[NOPTIONS] = (struct option){"help", 0, NULL, 'h'};
-    longopts[NOPTIONS + 1] = (struct option){NULL, 0, NULL, 0};
+    longopts[NOPTIONS + 1] = (struct option){"version", 0, NULL, 'V'};
+    longopts[NOPTIONS + 2] = (struct option){NULL, 0, NULL, 0};
     int c;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == 'h') return usage(stdout), 0;
+        if (c == 'V') {
+            printf("shimrun %s (profile format version %d)\n", SHIM_TOOL_VERSION,
+                   PROFILE_FORMAT_VERSION);
+            return 0;
+        }
         size_t i = NOPTIONS;
         if (c >= 256)
             i = (size_t)c - 256;

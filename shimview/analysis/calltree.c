@@ -117,7 +117,7 @@ static int by_function(const void *a, const void *b)
 }
 
 /* Children lists sorted by inclusive samples, and twins: siblings of one function. */
-static int link_children(struct calltree_thread *th, const struct profile *p)
+int calltree_link_children(struct calltree_thread *th, const struct profile *p)
 {
     const struct profile_cct_thread *t = th->t;
     size_t n = t->nnodes;
@@ -225,7 +225,7 @@ static int add_inclusive(struct calltree *ct, struct calltree_thread *th)
     for (size_t i = 2; i < t->nnodes; i++)
         count_add(&ct->functions[t->nodes[i].function - p->functions].incl, &th->incl[i],
                   p->nrates);
-    return link_children(th, p);
+    return calltree_link_children(th, p);
 }
 
 struct calltree *calltree_build(const struct profile *p)
@@ -334,23 +334,29 @@ void calltree_write_path(FILE *f, const struct profile_cct_thread *t, const unsi
     free(nodes);
 }
 
-int calltree_load(const char *file, struct profile **p, struct calltree **ct)
+int calltree_load_profile(const char *file, struct profile **p)
 {
     char err[512];
-    *ct = NULL;
     if (!(*p = profile_open(file, err, sizeof err))) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     }
-    if (!(*p)->has_cct) {
-        fprintf(stderr,
-                "shimview: %s has no calling context: build the program with "
-                "-finstrument-functions and run it under shimrun\n",
-                (*p)->file);
-    } else if (!(*ct = calltree_build(*p))) {
-        fprintf(stderr, "shimview: %s: out of memory\n", (*p)->file);
-    }
-    if (*ct) return 0;
+    if ((*p)->has_cct) return 0;
+    fprintf(stderr,
+            "shimview: %s has no calling context: build the program with "
+            "-finstrument-functions and run it under shimrun\n",
+            (*p)->file);
+    profile_free(*p);
+    return EXIT_FILE_ERROR;
+}
+
+int calltree_load(const char *file, struct profile **p, struct calltree **ct)
+{
+    *ct = NULL;
+    int rc = calltree_load_profile(file, p);
+    if (rc) return rc;
+    if ((*ct = calltree_build(*p))) return 0;
+    fprintf(stderr, "shimview: %s: out of memory\n", (*p)->file);
     profile_free(*p);
     return EXIT_FILE_ERROR;
 }

@@ -70,6 +70,12 @@ struct calltree {
 struct calltree *calltree_build(const struct profile *p);
 void calltree_free(struct calltree *ct);
 
+/* th's children lists (first, kids: th->t's rows, each parent's children by inclusive
+ * samples, most first) and twins, from its inclusive counts; first, kids and twin
+ * allocated and zeroed (nnodes + 1, nnodes, nnodes), every row from 2 on with a function.
+ * 0, or -1 if memory ran out. */
+int calltree_link_children(struct calltree_thread *th, const struct profile *p);
+
 /* Add entry t's samples, cycles and rate sums (nrates of them) to c. */
 void calltree_count_entry(struct calltree_count *c, const struct profile_tag *t, size_t nrates);
 
@@ -118,6 +124,9 @@ size_t calltree_path_nodes(const struct profile_cct_thread *t, size_t i, size_t 
 /* Load the profile at file for a command that needs a calling context, and add it up.
  * 0, or EXIT_FILE_ERROR after a message (a bad file, one without `cct`, memory). */
 int calltree_load(const char *file, struct profile **p, struct calltree **ct);
+
+/* Its first half: load the profile and refuse one without `cct`; 0 or EXIT_FILE_ERROR. */
+int calltree_load_profile(const char *file, struct profile **p);
 
 /* The rate named `name`, for command cmd: 0 with its index in *out, or EXIT_USAGE_ERROR
  * after a message naming the rates the profile has. */

@@ -595,8 +595,16 @@ int match_table_option(const char *cmd, int opt, struct match_table_options *o)
     case 'a':
         o->all = 1;
         return 1;
+    case 's':
+        if (!o->nsort_keys) return 0;
+        o->sort = usage_pick(cmd, "--sort", optarg, o->sort_keys, o->nsort_keys);
+        return o->sort < 0 ? EXIT_USAGE_ERROR : 1;
     case 'c':
+    case 'j':
+        if (o->csv && o->json != (opt == 'j'))
+            return usage_error(cmd, "--csv and --json exclude each other");
         o->csv = 1;
+        o->json = opt == 'j';
         return 1;
     default:
         return 0;
@@ -607,6 +615,13 @@ int match_table_options_check(const char *cmd, const struct match_table_options 
 {
     if (o->all && o->top_given) return usage_error(cmd, "--all and --top exclude each other");
     return 0;
+}
+
+int match_table_print(const struct table *t, FILE *f, const struct match_table_options *o)
+{
+    return !o->csv   ? table_print_text(t, f)
+           : o->json ? table_print_json(t, f)
+                     : table_print_csv(t, f);
 }
 
 int match_has_other(const struct match *m)

@@ -29,6 +29,7 @@
 #include "shimview/analysis/tags.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct match_row {
     const char *name; /* "other" for the `other` row */
@@ -96,17 +97,24 @@ int match_load(char *const *files, size_t n, struct profile **out);
  * NULL), file, program, pid, attributed samples and kept periods; then a blank line. */
 void match_print_sources(const struct match *m, const char *const *labels);
 
-/* The table options `compare` and `merge` share: text or CSV, and how many rows. */
+/* The table options `compare`, `merge` and the views share: text or a table for
+ * programs (csv: CSV, or JSON when json is set too: the same columns), and how many rows. */
 struct match_table_options {
-    int csv, all, top_given;
+    int csv, json, all, top_given;
     long top;
+    /* --sort: the command sets its keys before parsing (the first is its default order);
+     * sort is the index of the key given */
+    const char *const *sort_keys;
+    size_t nsort_keys;
+    long sort;
 };
 
-/* Their getopt_long entries; the short options are "n:a". */
+/* Their getopt_long entries; the short options are "n:as:" ("s:" only with sort keys). */
 #define MATCH_TABLE_LONG_OPTIONS                                                                   \
     {"top", required_argument, NULL, 'n'}, {"all", no_argument, NULL, 'a'},                        \
+        {"csv", no_argument, NULL, 'c'}, {"json", no_argument, NULL, 'j'},                         \
     {                                                                                              \
-        "csv", no_argument, NULL, 'c'                                                              \
+        "sort", required_argument, NULL, 's'                                                       \
     }
 
 /* Take option opt (getopt_long's return, with optarg) for command cmd if it is one of
@@ -114,6 +122,11 @@ struct match_table_options {
 int match_table_option(const char *cmd, int opt, struct match_table_options *o);
 /* After the options: 0, or EXIT_USAGE_ERROR when they contradict each other. */
 int match_table_options_check(const char *cmd, const struct match_table_options *o);
+
+/* Print t as the options say: aligned text, CSV or JSON (table.h). 0, or -1 after a
+ * memory failure. */
+struct table;
+int match_table_print(const struct table *t, FILE *f, const struct match_table_options *o);
 
 /* How many of the match's tag rows (`other` aside) the table shows: --all, or every one
  * in CSV unless --top is given, else --top or `default_top`. */

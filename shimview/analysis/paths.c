@@ -158,37 +158,16 @@ static int names_function(const struct profile_function *f, const char *name, ui
            (f->pass && strcmp(f->pass->name, name) == 0);
 }
 
-/* The edit distance of a and b (cut to 63 bytes each): how far a typo is from a name. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t n = strnlen(a, 63), m = strnlen(b, 63), row[64];
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[m];
-}
-
 /* The functions with a table, as a list for a message: those whose names are close to
  * `name` when some are, else all of them (the first few). */
 static void list_names(FILE *f, const struct profile *p, const char *name)
 {
-    size_t close = 0, listed = 0, all = 0, most = 8, limit = strlen(name) / 3 + 2;
+    size_t close = 0, listed = 0, all = 0, most = 8;
     for (size_t i = 0; i < p->nfunctions; i++) {
         const struct profile_pass *t = p->functions[i].pass;
         if (!t) continue;
         all++;
-        close +=
-            strstr(t->name, name) || strstr(name, t->name) || edit_distance(t->name, name) <= limit;
+        close += usage_near(name, t->name);
     }
     if (all == 0) {
         fputs("no function has a table from the compiler pass", f);
@@ -197,9 +176,7 @@ static void list_names(FILE *f, const struct profile *p, const char *name)
     fputs(close ? "close names: " : "functions with a table: ", f);
     for (size_t i = 0; i < p->nfunctions && listed < most; i++) {
         const struct profile_pass *t = p->functions[i].pass;
-        if (!t || (close && !strstr(t->name, name) && !strstr(name, t->name) &&
-                   edit_distance(t->name, name) > limit))
-            continue;
+        if (!t || (close && !usage_near(name, t->name))) continue;
         fprintf(f, "%s%s", listed++ ? ", " : "", t->name);
     }
     if ((close ? close : all) > listed) fprintf(f, ", ...%zu more", (close ? close : all) - listed);

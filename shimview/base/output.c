@@ -11,6 +11,11 @@
  * A path that exists and is not a regular file (a terminal, /dev/stdout, a FIFO the
  * user reads from) cannot be replaced by a rename; it is written directly, and never
  * removed.
+ *
+ * -o means one thing in every command (output_path): the place the output goes, a file
+ * or a directory that takes the file under its default name; and the directories a path
+ * names are made when they do not exist, so `-o out/run.html` and `-o out/` both work in
+ * a fresh tree.
  */
 #include "shimview/base/output.h"
 
@@ -18,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,6 +35,40 @@ static int say(const char *path, int err)
     return EXIT_FILE_ERROR;
 }
 
+char *output_in_dir(const char *dir, const char *name)
+{
+    char *path = NULL;
+    size_t len = dir ? strlen(dir) : 0;
+    int n = !dir || !len ? asprintf(&path, "%s", name)
+                         : asprintf(&path, "%s%s%s", dir, dir[len - 1] == '/' ? "" : "/", name);
+    return n < 0 ? NULL : path;
+}
+
+char *output_path(const char *given, const char *name)
+{
+    struct stat st;
+    if (given && given[0] && given[strlen(given) - 1] != '/' &&
+        !(stat(given, &st) == 0 && S_ISDIR(st.st_mode)))
+        return strdup(given);
+    return output_in_dir(given, name);
+}
+
+/* Make the directories above path that do not exist (mkdir -p of its dirname); 0, or
+ * EXIT_FILE_ERROR after a line naming the one that could not be made. */
+static int make_parents(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir) return say(path, ENOMEM);
+    int rc = 0;
+    for (char *p = dir + 1; rc == 0 && (p = strchr(p, '/')) != NULL; p++) {
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) rc = say(dir, errno);
+        *p = '/';
+    }
+    free(dir);
+    return rc;
+}
+
 int output_open(struct output *o, const char *path)
 {
     struct stat st;
@@ -37,6 +77,7 @@ int output_open(struct output *o, const char *path)
         o->f = stdout;
         return 0;
     }
+    if (make_parents(path) != 0) return EXIT_FILE_ERROR;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         if (!(o->f = fopen(path, "we"))) return say(path, errno);
         return 0;

@@ -13,7 +13,18 @@ struct output {
     char *tmp;        /* the temporary file renamed to path at the end, or NULL */
 };
 
-/* Open path for writing ("-": standard output). 0, or EXIT_FILE_ERROR after one line. */
+/* What -o means, in every command: the path an output goes to. `given` (what -o named)
+ * is a directory when one exists there or it ends in '/': the file is `name` inside it;
+ * else it is the file itself, and "-" standard output. Without -o (given NULL) it is
+ * `name` in the current directory. A new string (free it); NULL if memory ran out. */
+char *output_path(const char *given, const char *name);
+
+/* The file `name` in directory dir (NULL: the current directory), for a command that
+ * writes several files and so takes -o as a directory always. NULL if memory ran out. */
+char *output_in_dir(const char *dir, const char *name);
+
+/* Open path for writing ("-": standard output), creating the directories it names that
+ * do not exist yet (as mkdir -p). 0, or EXIT_FILE_ERROR after one line. */
 int output_open(struct output *o, const char *path);
 
 /* Finish: `failed` says the writer gave up (it has said why). The file goes to its path

@@ -9,6 +9,9 @@
 #include "shimview/base/table.h"
 #include "shimview/base/markup.h"
 
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +19,9 @@
 struct table {
     size_t ncols, nrows, cap, header_rows;
     enum table_align *align;
-    const char **klass; /* per column, for HTML; NULL: none */
-    char **cells;       /* nrows * ncols, NULL for an empty cell */
+    unsigned char *text; /* per column: text in JSON whatever it reads as */
+    const char **klass;  /* per column, for HTML; NULL: none */
+    char **cells;        /* nrows * ncols, NULL for an empty cell */
     int failed;
 };
 
@@ -28,9 +32,11 @@ struct table *table_new(size_t ncols, const enum table_align *align)
     t->ncols = ncols;
     t->align = calloc(ncols ? ncols : 1, sizeof *t->align);
     t->klass = calloc(ncols ? ncols : 1, sizeof *t->klass);
-    if (!t->align || !t->klass) {
+    t->text = calloc(ncols ? ncols : 1, 1);
+    if (!t->align || !t->klass || !t->text) {
         free(t->align);
         free(t->klass);
+        free(t->text);
         free(t);
         return NULL;
     }
@@ -46,6 +52,7 @@ void table_free(struct table *t)
     free(t->cells);
     free(t->align);
     free(t->klass);
+    free(t->text);
     free(t);
 }
 
@@ -105,6 +112,11 @@ void table_set_cut(struct table *t, size_t col, const char *text, size_t max_wid
 void table_end_header(struct table *t)
 {
     t->header_rows = t->nrows;
+}
+
+void table_column_text(struct table *t, size_t col)
+{
+    if (col < t->ncols) t->text[col] = 1;
 }
 
 void table_column_class(struct table *t, size_t col, const char *klass)
@@ -204,6 +216,97 @@ int table_print_csv(const struct table *t, FILE *out)
         fputc('\n', out);
     }
     return 0;
+}
+
+/* ---- JSON ---- */
+
+/* Does s read as a JSON number: an optional '-', digits, then an optional fraction and
+ * exponent, and finite? (strtod alone takes "inf", "0x1p3" and leading blanks.) */
+static int is_number(const char *s)
+{
+    const char *p = s + (*s == '-');
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (*p == '.') {
+        if (p[1] < '0' || p[1] > '9') return 0;
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            ;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p += 1 + (p[1] == '+' || p[1] == '-');
+        if (*p < '0' || *p > '9') return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0' && isfinite(strtod(s, NULL));
+}
+
+/* The fewest significant digits that give v back (1 to 17). */
+static int digits_for(double v)
+{
+    char buf[32];
+    for (int p = 1; p < 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return p;
+    }
+    return 17;
+}
+
+/* A cell as JSON: null when empty, a number in a column of numbers (an integer when it
+ * has no fraction or exponent and fits), else a string. *digits grows to what the number
+ * needs to read back as the cell's. */
+static json_t *json_cell(const char *s, int numeric, int *digits)
+{
+    if (!*s) return json_null();
+    if (!numeric) return json_string(s);
+    if (!strpbrk(s, ".eE")) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        return errno == ERANGE ? json_string(s) : json_integer(v);
+    }
+    double v = strtod(s, NULL);
+    int d = digits_for(v);
+    if (d > *digits) *digits = d;
+    return json_real(v);
+}
+
+int table_print_json(const struct table *t, FILE *out)
+{
+    if (t->failed) return -1;
+    /* a table built for CSV may mark no header: its first row is CSV's header then */
+    size_t first = t->header_rows ? t->header_rows : t->nrows > 0;
+    unsigned char *numeric = calloc(t->ncols ? t->ncols : 1, 1);
+    if (!numeric) return -1;
+    for (size_t c = 0; c < t->ncols; c++) {
+        numeric[c] = !t->text[c];
+        for (size_t r = first; numeric[c] && r < t->nrows; r++)
+            if (*cell(t, r, c) && !is_number(cell(t, r, c))) numeric[c] = 0;
+    }
+    int rc = 0;
+    fputc('[', out);
+    for (size_t r = first; rc == 0 && r < t->nrows; r++) {
+        json_t *row = json_object();
+        int digits = 1;
+        for (size_t c = 0; row && c < t->ncols; c++) {
+            char key[32];
+            const char *name = cell(t, first - 1, c);
+            if (!*name) snprintf(key, sizeof key, "column_%zu", c + 1);
+            if (json_object_set_new(row, *name ? name : key,
+                                    json_cell(cell(t, r, c), numeric[c], &digits)))
+                rc = -1;
+        }
+        /* as many digits as the row's numbers need to read back as the cells' */
+        char *text = row ? json_dumps(row, JSON_REAL_PRECISION(digits)) : NULL;
+        if (!text) rc = -1;
+        if (text) fprintf(out, "%s\n%s", r > first ? "," : "", text);
+        free(text);
+        json_decref(row);
+    }
+    fputs("\n]\n", out);
+    free(numeric);
+    return rc;
 }
 
 /* A cell's class attribute: "num" for a right-aligned column, then the column's class. */

@@ -44,6 +44,17 @@ int table_print_text(const struct table *t, FILE *out);
  * one record per line, header rows included. Returns 0 or -1. */
 int table_print_csv(const struct table *t, FILE *out);
 
+/* The rows as JSON (written by jansson): an array of objects, one per row that is not a
+ * header, keyed by the last header row's cells (what CSV's header row holds; the first
+ * row when none is marked), one object per line. A column whose every non-empty cell is a number
+ * (as CSV prints it) holds numbers, unless table_column_text() made it text; other cells are
+ * strings, an empty cell null. An integer beyond 2^63 - 1 stays a string, exact. Returns 0 or -1.
+ */
+int table_print_json(const struct table *t, FILE *out);
+
+/* Column col holds text in JSON even when every cell of it reads as a number (a name). */
+void table_column_text(struct table *t, size_t col);
+
 /* An HTML table: header rows in <thead> as <th>, the others in <tbody>; right-aligned
  * columns get class "num", and the classes table_column_class() gave; every cell
  * escaped (markup.h). Returns 0 or -1. */

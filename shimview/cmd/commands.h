@@ -23,6 +23,7 @@
 #define SHIMVIEW_COMMANDS_H
 
 #include "shimview/analysis/calltree.h"
+#include "shimview/analysis/filter.h"
 #include "shimview/analysis/match.h"
 #include "shimview/model/profile.h"
 #include "shimview/base/usage.h"
@@ -180,19 +181,20 @@ int path_main(int argc, char **argv);
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"                     \
     "  -a, --all         show every row\n"                                                         \
     "      --csv         print the table as CSV (columns: " SHIM_DOC_DIR "/shimview/" cmd ".md)\n" \
+    "      --json        print the table as JSON: an array of objects, the CSV's columns\n"        \
     "  -h, --help        print this help\n"
 
-/* Their options: --rate, --top, --all, --csv, and the command's own --sort or --function;
- * the one FILE. */
+/* Their options: --rate, --top, --all, --csv, --json, --sort (with the keys the command
+ * sets in t before parsing), and the command's own --function or filters; the one FILE. */
 struct view_options {
     struct match_table_options t;
     const char *rate, *file, *function;
-    int sort_excl;
+    struct filter_spec filter;
 };
 
 /* Parse command cmd's options into o; own holds the letters of the command's own options
- * it takes ("s": --sort, "f": --function). 0, -1 after printing usage for --help, or
- * EXIT_USAGE_ERROR after a message. */
+ * it takes ("f": --function, "F": --tid, --focus, --ignore). 0, -1 after printing usage
+ * for --help, or EXIT_USAGE_ERROR after a message. */
 int view_parse_options(int argc, char **argv, const char *cmd, const char *usage, const char *own,
                        struct view_options *o);
 
@@ -223,6 +225,10 @@ size_t view_set_rate_csv(struct table *t, size_t col, const struct profile *p, s
  * list it, and in CSV its module and offset (empty then). */
 size_t pass_function_cells(struct table *t, size_t c, const struct profile_function *fn,
                            uint64_t address, int csv);
+/* What --sort function orders a row by: the function as pass_function_cells names it, then
+ * its loop's or path's number; in buf. */
+const char *pass_sort_label(const struct profile_function *fn, uint64_t address, uint64_t number,
+                            char *buf, size_t len);
 /* A group's samples, their share of the attributed samples and of the entries' cycles. */
 size_t pass_count_cells(struct table *t, size_t c, const struct profile *p,
                         const struct calltree_count *n, int csv);
@@ -261,5 +267,15 @@ struct entry_group *entry_groups(const struct profile_tag *entries, size_t n, si
                                  void (*key_of)(const struct profile_tag *, const void *ctx,
                                                 uint64_t *key),
                                  const void *ctx, size_t *ngroups, struct calltree_sums **block);
+
+/* The --sort keys every table of groups has first: samples (the default), then time (TSC
+ * cycles), both largest first; a table's other keys sort by a label. */
+enum { ENTRY_SORT_SAMPLES, ENTRY_SORT_TIME };
+
+/* Sort n groups by key `by` (a table's --sort index): samples or time, else by what label
+ * writes for the group and that key (A to Z); ties by samples, then by the groups' keys. */
+void entry_groups_sort(struct entry_group *g, size_t n, long by,
+                       const char *(*label)(const struct entry_group *, long by, char *buf,
+                                            size_t len));
 
 #endif /* SHIMVIEW_COMMANDS_H */

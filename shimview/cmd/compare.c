@@ -54,8 +54,10 @@
 #define SIGNIFICANT    "*"
 
 const char compare_usage[] =
-    "usage: shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR] A B\n"
-    "       shimview compare --runs N [--rate NAME] [--top N | --all] [--csv] A1..AN B1..\n"
+    "usage: shimview compare [--rate NAME] [--sort KEY] [--top N | --all] [--csv | --json]\n"
+    "                        [-o DIR] A B\n"
+    "       shimview compare --runs N [--rate NAME] [--sort KEY] [--top N | --all]\n"
+    "                        [--csv | --json] A1..AN B1..\n"
     "\n"
     "Compare two profiles tag by tag: for each tag, its share of samples in A and\n"
     "in B and the difference B - A in percentage points with a 95% confidence\n"
@@ -66,9 +68,9 @@ const char compare_usage[] =
     "the run's design effect, '!' one that assumes independent samples (a profile\n"
     "without batches). Tags are matched by name, the thread word ignored (tids\n"
     "differ between runs; a tag seen in several threads is added up). Rows are\n"
-    "sorted by A's share; a tag found in one profile only counts as 0 samples in\n"
-    "the other ('-'). Rates that only one profile has are left out, and named on\n"
-    "stderr.\n"
+    "sorted by A's share (or --sort); a tag found in one profile only counts as 0\n"
+    "samples in the other ('-'). Rates that only one profile has are left out, and\n"
+    "named on stderr.\n"
     "\n"
     "      --runs N      each side is several runs: the first N profiles are A's,\n"
     "                    the rest B's (at least 2 each); each side's shares and\n"
@@ -77,13 +79,18 @@ const char compare_usage[] =
     "  -r, --rate NAME   compare only this rate (default: every rate both have)\n"
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
+    "  -s, --sort KEY    the rows' order (keys: a, b, change, name): A's share (the\n"
+    "                    default) or B's, largest first; the size of the change in\n"
+    "                    share |B - A|, largest first; or names A to Z\n"
     "      --csv         print only the table, as CSV with a header row (columns:\n"
     "                    " SHIM_DOC_DIR "/shimview/compare.md)\n"
-    "  -o, --output DIR  also draw A over B into DIR: STEMA-vs-STEMB-hist.svg (the\n"
-    "                    rate's histogram for each of the first 4 tags, or N with\n"
-    "                    --top) and STEMA-vs-STEMB-cdf.svg (the rate's distribution\n"
-    "                    in A and in B); the rate is --rate, else ipc, else the\n"
-    "                    first one both have; not with --csv\n"
+    "      --json        print only the table, as JSON: an array of objects, one per\n"
+    "                    row, with the CSV's columns\n"
+    "  -o, --output DIR  also draw A over B into DIR (made when it does not exist):\n"
+    "                    STEMA-vs-STEMB-hist.svg (the rate's histogram for each of the\n"
+    "                    first 4 tags, or N with --top) and STEMA-vs-STEMB-cdf.svg (the\n"
+    "                    rate's distribution in A and in B); the rate is --rate, else\n"
+    "                    ipc, else the first one both have; not with --csv or --json\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
@@ -123,11 +130,27 @@ struct cmp_row {
 
 /* ---- rows ---- */
 
+/* --sort's keys: A's share (the default), B's, the change B - A by its size, the name */
+static const char *const compare_keys[] = {"a", "b", "change", "name"};
+enum { SORT_A, SORT_B, SORT_CHANGE, SORT_NAME };
+
+static long sort_key; /* qsort has no context argument in C11 */
+
+/* The size of the change of a row's share (a side without the tag holds 0 samples). */
+static double change(const struct cmp_row *r)
+{
+    double d = fabs(r->share[1].value - r->share[0].value);
+    return isnan(d) ? -1 : d;
+}
+
 static int row_order(const void *a, const void *b)
 {
     const struct cmp_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
-    for (int j = 0; j < 2; j++) { /* A's share first; a missing side sorts below 0 */
+    if (sort_key == SORT_NAME) return strcmp(x->m->name, y->m->name);
+    if (sort_key == SORT_CHANGE && change(x) != change(y)) return change(x) < change(y) ? 1 : -1;
+    for (int i = 0; i < 2; i++) { /* A's share first (B's for 'b'); a missing side below 0 */
+        int j = sort_key == SORT_B ? 1 - i : i;
         double sx = x->present[j] ? x->share[j].value : -1;
         double sy = y->present[j] ? y->share[j].value : -1;
         if (sx != sy) return sx < sy ? 1 : -1;
@@ -177,6 +200,7 @@ static struct cmp_row *make_rows(const struct match *m, const struct compare_opt
         }
     }
     free(ab);
+    sort_key = o->t.sort;
     qsort(rows, m->nrows, sizeof *rows, row_order);
     return rows;
 }
@@ -316,6 +340,8 @@ static struct table *new_table(const struct match *m, const struct rate_pick *rp
     if (!t) return NULL;
     table_add_row(t);
     size_t c = 0;
+    table_column_text(t, 0);
+    table_column_text(t, 1);
     table_set(t, c++, "name");
     if (csv) {
         static const char *const heads[] = {
@@ -434,7 +460,7 @@ static int print_table(const struct match *m, const struct cmp_row *rows,
     for (size_t i = 0; i < shown; i++)
         add_row(t, m, &rows[i], rp, o);
     if (match_has_other(m)) add_row(t, m, &rows[m->nrows - 1], rp, o);
-    int rc = csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = match_table_print(t, stdout, &o->t);
     table_free(t);
     if (!csv) print_notes(m, rp, match_tag_rows(m) - shown, o);
     free(names);
@@ -470,16 +496,11 @@ static int write_compare_figure(const struct compare_options *o, const char *suf
                                 int (*draw)(FILE *, const struct plot_ctx *),
                                 const struct plot_ctx *c)
 {
-    char a[256], b[256], *path = NULL;
+    char a[256], b[256], name[600];
     plot_file_stem(o->file[0], a, sizeof a);
     plot_file_stem(o->file[1], b, sizeof b);
-    if (asprintf(&path, "%s/%s-vs-%s-%s.svg", o->dir, a, b, suffix) < 0) {
-        fprintf(stderr, "shimview: out of memory\n");
-        return EXIT_FILE_ERROR;
-    }
-    int rc = plot_write_file(path, draw, c);
-    free(path);
-    return rc;
+    snprintf(name, sizeof name, "%s-vs-%s-%s.svg", a, b, suffix);
+    return plot_write_output(o->dir, 1, name, draw, c);
 }
 
 static int draw_figures(const struct match *m, const struct cmp_row *rows,
@@ -541,7 +562,9 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     int opt, rc;
     char *end;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":r:n:ao:h", options, NULL)) != -1) {
+    o->t.sort_keys = compare_keys;
+    o->t.nsort_keys = 4;
+    while ((opt = getopt_long(argc, argv, ":r:n:as:o:h", options, NULL)) != -1) {
         switch (opt) {
         case 'R':
             errno = 0;
@@ -558,7 +581,8 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
             o->rate = optarg;
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("compare", "-o needs a directory");
+            if (!optarg[0] || strcmp(optarg, "-") == 0)
+                return usage_error("compare", "-o needs a directory: the figures are two files");
             o->dir = optarg;
             break;
         case 'h':
@@ -572,8 +596,10 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     }
     if ((rc = match_table_options_check("compare", &o->t))) return rc;
     if (o->t.csv && o->dir) /* the paths of the figures would end up among the records */
-        return usage_error("compare", "--csv and -o exclude each other: the CSV is all that "
-                                      "standard output holds; draw the figures in a second call");
+        return usage_error("compare",
+                           "%s and -o exclude each other: the table is all that standard output "
+                           "holds; draw the figures in a second call",
+                           o->t.json ? "--json" : "--csv");
     o->file = argv + optind;
     o->nfile = (size_t)(argc - optind);
     if (!o->runs && o->nfile != 2)

@@ -2,14 +2,16 @@
  * export.c -- `shimview export`: a profile, or the trace it names, in a format other
  * tools read (the formats: export/).
  *
- * Output goes to standard output unless -o names a file, which reaches its path only
- * when written whole, as plot's do (output.c). pprof is binary and is not written to a
- * terminal.
+ * Output goes to standard output unless -o names a file, or a directory to write
+ * STEM.<format's suffix> into (output_path: what -o means in every command); the file
+ * reaches its path only when written whole, as plot's do (output.c). pprof is binary
+ * and is not written to a terminal.
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/intervals.h"
 #include "shimview/export/export.h"
 #include "shimview/base/output.h"
+#include "shimview/render/plot.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@
 #include <unistd.h>
 
 const char export_usage[] =
-    "usage: shimview export --format FORMAT [-o FILE] [OPTIONS] PROFILE\n"
+    "usage: shimview export --format FORMAT [-o PATH] [OPTIONS] PROFILE\n"
     "\n"
     "Write a profile, or the trace it names (SHIM_TRACE), in a format other tools read:\n"
     "  perfetto  the trace as Chrome/Perfetto trace-event JSON (ui.perfetto.dev,\n"
@@ -34,25 +36,35 @@ const char export_usage[] =
     "            rates; one row per recorded sample period\n"
     "\n"
     "  -f, --format FORMAT   perfetto, pprof, folded or csv\n"
-    "  -o, --output FILE     the file to write (default: standard output; pprof is not\n"
+    "  -o, --output PATH     the file to write, or a directory (one that exists, or\n"
+    "                        PATH ending in '/') to write STEM-perfetto.json,\n"
+    "                        STEM.pb.gz, STEM.folded or STEM-trace.csv into, made when\n"
+    "                        it does not exist (default: standard output; pprof is not\n"
     "                        written to a terminal)\n"
     "  -t, --trace FILE      perfetto, csv: read this trace instead of the profile's\n"
     "      --max-events N    perfetto: at most N counter events per rate (default: one\n"
     "                        per 10 us of trace time)\n"
     "      --value WHAT      folded: 'samples' (default) or 'time' (TSC cycles)\n"
+    "      --tid TID         pprof, folded: only the samples of thread TID (again: of\n"
+    "                        any of them)\n"
+    "      --focus FUNCTION  pprof, folded: only the stacks that hold FUNCTION (again:\n"
+    "                        any of them)\n"
+    "      --ignore FUNCTION pprof, folded: leave out the stacks that hold FUNCTION\n"
+    "                        (again: any of them)\n"
     "  -h, --help            print this help\n";
 
 struct format {
     const char *name;
     int needs_trace, binary;
     int (*write)(FILE *f, const struct export_ctx *x);
+    const char *suffix; /* of the file -o DIR/ names after the profile */
 };
 
 static const struct format formats[] = {
-    {"perfetto", 1, 0, export_perfetto},
-    {"pprof", 0, 1, export_pprof},
-    {"folded", 0, 0, export_folded},
-    {"csv", 1, 0, export_csv},
+    {"perfetto", 1, 0, export_perfetto, "-perfetto.json"},
+    {"pprof", 0, 1, export_pprof, ".pb.gz"},
+    {"folded", 0, 0, export_folded, ".folded"},
+    {"csv", 1, 0, export_csv, "-trace.csv"},
 };
 
 static const struct format *find_format(const char *name)
@@ -62,9 +74,11 @@ static const struct format *find_format(const char *name)
     return NULL;
 }
 
-static int parse_options(int argc, char **argv, struct export_options *o)
+static int parse_options(int argc, char **argv, struct export_options *o,
+                         struct filter_spec *filter)
 {
     static const struct option options[] = {
+        FILTER_LONG_OPTIONS,
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
         {"trace", required_argument, NULL, 't'},
@@ -76,12 +90,15 @@ static int parse_options(int argc, char **argv, struct export_options *o)
     int opt, has_value = 0, has_max = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":f:o:t:h", options, NULL)) != -1) {
+        int taken = filter_option("export", opt, filter);
+        if (taken == EXIT_USAGE_ERROR) return taken;
+        if (taken) continue;
         switch (opt) {
         case 'f':
             o->format = optarg;
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("export", "-o needs a file");
+            if (!optarg[0]) return usage_error("export", "-o needs a file or a directory");
             o->output = optarg;
             break;
         case 't':
@@ -120,6 +137,9 @@ static int parse_options(int argc, char **argv, struct export_options *o)
         return usage_error("export", "--max-events applies to --format perfetto only");
     if (o->trace && !fmt->needs_trace)
         return usage_error("export", "--trace applies to perfetto and csv, which read the trace");
+    if (filter_given(filter) && fmt->needs_trace)
+        return usage_error("export", "--tid, --focus and --ignore apply to pprof and folded, "
+                                     "whose stacks come from the profile");
     if (optind >= argc) return usage_error("export", "missing the PROFILE");
     if (optind + 1 < argc)
         return usage_error("export", "expects one PROFILE, got %d", argc - optind);
@@ -131,8 +151,14 @@ static int parse_options(int argc, char **argv, struct export_options *o)
  * leaving no partial file behind. */
 static int write_output(const struct format *fmt, const struct export_ctx *x)
 {
-    const char *path = x->o->output;
-    int to_stdout = !path || strcmp(path, "-") == 0;
+    char stem[256], name[300], *path = NULL;
+    int to_stdout = !x->o->output || strcmp(x->o->output, "-") == 0;
+    plot_file_stem(x->o->file, stem, sizeof stem);
+    snprintf(name, sizeof name, "%s%s", stem, fmt->suffix);
+    if (!to_stdout && !(path = output_path(x->o->output, name))) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
+    }
     if (to_stdout && fmt->binary && isatty(STDOUT_FILENO)) {
         fprintf(stderr,
                 "shimview export: %s is binary: give -o FILE or redirect standard "
@@ -141,21 +167,25 @@ static int write_output(const struct format *fmt, const struct export_ctx *x)
         return EXIT_USAGE_ERROR;
     }
     struct output out;
-    if (output_open(&out, to_stdout ? "-" : path) != 0) return EXIT_FILE_ERROR;
-    int rc = fmt->write(out.f, x); /* a failure has said why */
-    if (output_close(&out, rc != 0) != 0) return rc ? rc : EXIT_FILE_ERROR;
-    if (!to_stdout) printf("%s\n", path);
-    return 0;
+    int rc = output_open(&out, to_stdout ? "-" : path);
+    if (rc == 0) {
+        rc = fmt->write(out.f, x); /* a failure has said why */
+        if (output_close(&out, rc != 0) != 0 && rc == 0) rc = EXIT_FILE_ERROR;
+    }
+    if (rc == 0 && !to_stdout) printf("%s\n", path);
+    free(path);
+    return rc;
 }
 
 int export_main(int argc, char **argv)
 {
     struct export_options o = {0};
     struct export_ctx x = {.o = &o};
-    struct profile *p = NULL;
+    struct filter_spec filter = {0};
+    struct profile *p = NULL, view;
     struct trace t;
     char err[512];
-    int rc = parse_options(argc, argv, &o);
+    int rc = parse_options(argc, argv, &o, &filter);
     if (rc) return rc < 0 ? 0 : rc;
     const struct format *fmt = find_format(o.format);
     if (fmt->needs_trace) {
@@ -170,9 +200,16 @@ int export_main(int argc, char **argv)
         profile_free(p);
         return EXIT_FILE_ERROR;
     }
-    x.p = p;
+    /* the stacks' frames are the whole profile's (slot_frame); their samples the filter's */
+    if (!x.t && (rc = filter_apply(p, &filter, "export", &view)) != 0) {
+        free(x.slot_frame);
+        profile_free(p);
+        return rc;
+    }
+    x.p = x.t ? p : &view;
     rc = write_output(fmt, &x);
     if (x.t) trace_close(x.t);
+    if (!x.t) filter_view_free(p, &view);
     free(x.slot_frame);
     profile_free(p);
     return rc;

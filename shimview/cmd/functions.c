@@ -26,9 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The lines of the usage texts for the filters (filter.h). */
+#define FILTER_OPTIONS_USAGE                                                                       \
+    "      --tid TID     only the samples of thread TID (again: of any of them)\n"                 \
+    "      --focus FUNCTION\n"                                                                     \
+    "                    only the samples whose call stack holds FUNCTION (again: any\n"           \
+    "                    of them)\n"                                                               \
+    "      --ignore FUNCTION\n"                                                                    \
+    "                    leave out the samples whose call stack holds FUNCTION (again:\n"          \
+    "                    any of them)\n"
+
 const char functions_usage[] =
-    "usage: shimview functions [--rate NAME] [--sort incl|excl] [--top N | --all] [--csv]\n"
-    "                          (FILE | -)\n"
+    "usage: shimview functions [--sort KEY] [--rate NAME] [--top N | --all]\n"
+    "                          [--csv | --json] [--tid TID] [--focus FUNCTION]\n"
+    "                          [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print one row per function of a calling-context profile (a program built with\n"
     "-finstrument-functions): its exclusive samples (slot 8 named it: its own code ran)\n"
@@ -36,36 +47,52 @@ const char functions_usage[] =
     "each as a share of the attributed samples and of TSC time, and each rate over the\n"
     "exclusive and over the inclusive periods. Unnamed functions are MODULE+0xOFFSET.\n"
     "\n"
-    "  -s, --sort KEY    'incl' (the default) or 'excl' samples, largest "
-    "first\n" VIEW_OPTIONS_USAGE("functions");
+    "  -s, --sort KEY    the rows' order (keys: incl, excl, name): inclusive (the\n"
+    "                    default) or exclusive samples, largest first, or names A to "
+    "Z\n" FILTER_OPTIONS_USAGE VIEW_OPTIONS_USAGE("functions");
 
 const char contexts_usage[] =
-    "usage: shimview contexts [--rate NAME] [--top N | --all] [--csv] (FILE | -)\n"
+    "usage: shimview contexts [--sort KEY] [--rate NAME] [--top N | --all]\n"
+    "                         [--csv | --json] [--tid TID] [--focus FUNCTION]\n"
+    "                         [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print one row per calling context with samples, named by its path from the thread's\n"
     "root (main > parse > expr), largest first: samples, share of the attributed\n"
     "samples, share of TSC time, and each rate with its 95% interval and kept periods.\n"
     "A function called from two call sites is two contexts, told apart by ' @0xSITE'.\n"
-    "\n" VIEW_OPTIONS_USAGE("contexts");
+    "\n"
+    "  -s, --sort KEY    the rows' order (keys: samples, time, name): samples (the\n"
+    "                    default) or TSC time, largest first, or paths A to "
+    "Z\n" FILTER_OPTIONS_USAGE VIEW_OPTIONS_USAGE("contexts");
 
 /* ---- functions ---- */
 
-static int sort_by_excl; /* qsort has no context argument in C11 */
+/* --sort's keys for the functions, in the order of their index */
+static const char *const function_keys[] = {"incl", "excl", "name"};
+enum { SORT_INCL, SORT_EXCL, SORT_NAME };
 
-static int by_samples(const void *a, const void *b)
+static long sort_key; /* qsort has no context argument in C11 */
+
+static int by_key(const void *a, const void *b)
 {
     const struct calltree_function *x = *(const struct calltree_function *const *)a;
     const struct calltree_function *y = *(const struct calltree_function *const *)b;
+    if (sort_key == SORT_NAME) {
+        char bx[256], by[256];
+        int c = strcmp(calltree_function_label(x->f, bx, sizeof bx),
+                       calltree_function_label(y->f, by, sizeof by));
+        if (c) return c;
+    }
     uint64_t kx[2] = {x->incl.samples, x->excl.samples}, ky[2] = {y->incl.samples, y->excl.samples};
     for (int i = 0; i < 2; i++) {
-        int k = sort_by_excl ? 1 - i : i;
+        int k = sort_key == SORT_EXCL ? 1 - i : i;
         if (kx[k] != ky[k]) return kx[k] > ky[k] ? -1 : 1;
     }
     return x < y ? -1 : x > y;
 }
 
-/* The functions with samples, sorted; NULL if memory ran out. */
-static const struct calltree_function **function_rows(const struct calltree *ct, int excl,
+/* The functions with samples, sorted by key; NULL if memory ran out. */
+static const struct calltree_function **function_rows(const struct calltree *ct, long key,
                                                       size_t *n)
 {
     const struct calltree_function **rows = malloc((ct->p->nfunctions + 1) * sizeof *rows);
@@ -74,8 +101,8 @@ static const struct calltree_function **function_rows(const struct calltree *ct,
     for (size_t i = 0; i < ct->p->nfunctions; i++)
         if (ct->functions[i].excl.samples || ct->functions[i].incl.samples)
             rows[(*n)++] = &ct->functions[i];
-    sort_by_excl = excl;
-    qsort(rows, *n, sizeof *rows, by_samples);
+    sort_key = key;
+    qsort(rows, *n, sizeof *rows, by_key);
     return rows;
 }
 
@@ -110,6 +137,8 @@ static struct table *functions_table(const struct calltree *ct, long rate, int c
     }
     table_end_header(t);
     table_column_class(t, 0, "name");
+    table_column_text(t, 0);
+    table_column_text(t, 1);
     return t;
 }
 
@@ -176,7 +205,7 @@ static void functions_notes(FILE *f, enum report_format fmt, const struct calltr
 int functions_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate, long top)
 {
     size_t n;
-    const struct calltree_function **rows = function_rows(ct, 0, &n);
+    const struct calltree_function **rows = function_rows(ct, SORT_INCL, &n);
     if (!rows) return -1;
     size_t shown = top >= 0 && (size_t)top < n ? (size_t)top : n;
     struct table *t = functions_table(ct, rate, 0);
@@ -198,13 +227,13 @@ int functions_write(FILE *f, enum report_format fmt, const struct calltree *ct, 
 static int print_functions(const struct calltree *ct, const struct view_options *o, long rate)
 {
     size_t n;
-    const struct calltree_function **rows = function_rows(ct, o->sort_excl, &n);
+    const struct calltree_function **rows = function_rows(ct, o->t.sort, &n);
     if (!rows) return -1;
     size_t shown = view_rows_wanted(&o->t, n);
     struct table *t = functions_table(ct, rate, o->t.csv);
     for (size_t i = 0; t && i < shown; i++)
         function_row(t, ct, rows[i], rate, o->t.csv);
-    int rc = !t ? -1 : o->t.csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = !t ? -1 : match_table_print(t, stdout, &o->t);
     table_free(t);
     free(rows);
     if (!o->t.csv) {
@@ -220,18 +249,46 @@ static int print_functions(const struct calltree *ct, const struct view_options 
 struct context_row {
     const struct calltree_thread *th;
     size_t node;
-    uint64_t samples;
+    uint64_t samples, cycles;
+    char *path; /* --sort name: the path as the table names it */
 };
 
-static int by_context_samples(const void *a, const void *b)
+/* --sort's keys for the contexts */
+static const char *const context_keys[] = {"samples", "time", "name"};
+enum { SORT_SAMPLES, SORT_TIME, SORT_PATH };
+
+static int by_context_key(const void *a, const void *b)
 {
     const struct context_row *x = a, *y = b;
+    int c = sort_key == SORT_PATH && x->path && y->path ? strcmp(x->path, y->path) : 0;
+    if (c) return c;
+    if (sort_key == SORT_TIME && x->cycles != y->cycles) return x->cycles > y->cycles ? -1 : 1;
     if (x->samples != y->samples) return x->samples > y->samples ? -1 : 1;
     if (x->th != y->th) return x->th < y->th ? -1 : 1;
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-static struct context_row *context_rows(const struct calltree *ct, size_t *n)
+/* Row's path, joined by " > ", with twin call sites told apart when twins is set; NULL if
+ * memory ran out. */
+static char *context_path(const struct context_row *row, int twins)
+{
+    char *path = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&path, &len);
+    if (!m) return NULL;
+    calltree_write_path(m, row->th->t, twins ? row->th->twin : NULL, row->node, " > ");
+    if (fclose(m) != 0) return NULL;
+    return path;
+}
+
+static void context_rows_free(struct context_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i].path);
+    free(rows);
+}
+
+static struct context_row *context_rows(const struct calltree *ct, long key, size_t *n)
 {
     size_t cap = 1;
     for (size_t i = 0; i < ct->nthreads; i++)
@@ -243,8 +300,15 @@ static struct context_row *context_rows(const struct calltree *ct, size_t *n)
         for (size_t j = 0; j < ct->threads[i].t->nnodes; j++)
             if (ct->threads[i].excl[j].samples)
                 rows[(*n)++] =
-                    (struct context_row){&ct->threads[i], j, ct->threads[i].excl[j].samples};
-    qsort(rows, *n, sizeof *rows, by_context_samples);
+                    (struct context_row){&ct->threads[i], j, ct->threads[i].excl[j].samples,
+                                         ct->threads[i].excl[j].cycles, NULL};
+    for (size_t i = 0; key == SORT_PATH && i < *n; i++)
+        if (!(rows[i].path = context_path(&rows[i], 0))) { /* as CSV names it */
+            context_rows_free(rows, *n);
+            return NULL;
+        }
+    sort_key = key;
+    qsort(rows, *n, sizeof *rows, by_context_key);
     return rows;
 }
 
@@ -258,6 +322,7 @@ static struct table *contexts_table(const struct calltree *ct, long rate, int cs
                                             "context", "samples", "share", "time_share"};
     table_add_row(t);
     if (csv) {
+        table_column_text(t, 4);
         for (size_t i = 0; i < 8; i++)
             table_set(t, c++, "%s", csv_heads[i]);
     } else {
@@ -288,13 +353,7 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
     const struct profile_cct_thread *th = row->th->t;
     const struct calltree_count *cnt = &row->th->excl[row->node];
     size_t r0, nr = view_rates_shown(ct->p, rate, &r0), c = 0;
-    char *path = NULL, a[32];
-    size_t len = 0;
-    FILE *m = open_memstream(&path, &len);
-    if (m) {
-        calltree_write_path(m, th, csv ? NULL : row->th->twin, row->node, " > ");
-        if (fclose(m) != 0) path = NULL;
-    }
+    char *path = context_path(row, !csv), a[32];
     table_add_row(t);
     if (csv) {
         table_set(t, c++, "%" PRIu64, th->tid);
@@ -332,16 +391,16 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
 static int print_contexts(const struct calltree *ct, const struct view_options *o, long rate)
 {
     size_t n;
-    struct context_row *rows = context_rows(ct, &n);
+    struct context_row *rows = context_rows(ct, o->t.sort, &n);
     if (!rows) return -1;
     size_t shown = view_rows_wanted(&o->t, n);
     int threads = ct->nthreads > 1;
     struct table *t = contexts_table(ct, rate, o->t.csv, threads);
     for (size_t i = 0; t && i < shown; i++)
         context_row(t, ct, &rows[i], rate, o->t.csv, threads);
-    int rc = !t ? -1 : o->t.csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = !t ? -1 : match_table_print(t, stdout, &o->t);
     table_free(t);
-    free(rows);
+    context_rows_free(rows, n);
     if (o->t.csv) return rc;
     match_note_hidden(n - shown);
     char a[32];
@@ -361,22 +420,24 @@ static int print_contexts(const struct calltree *ct, const struct view_options *
 static int run(int argc, char **argv, const char *cmd, const char *usage,
                int (*print)(const struct calltree *, const struct view_options *, long))
 {
-    struct view_options o = {0};
-    struct profile *p;
-    struct calltree *ct;
-    int rc =
-        view_parse_options(argc, argv, cmd, usage, strcmp(cmd, "functions") == 0 ? "s" : "", &o);
+    int functions = strcmp(cmd, "functions") == 0;
+    struct view_options o = {
+        .t = {.sort_keys = functions ? function_keys : context_keys, .nsort_keys = 3}};
+    struct filtered_calltree x;
+    int rc = view_parse_options(argc, argv, cmd, usage, "F", &o);
     if (rc) return rc < 0 ? 0 : rc;
-    if ((rc = calltree_load(o.file, &p, &ct)) != 0) return rc;
+    if ((rc = filter_load_calltree(o.file, &o.filter, cmd, &x)) != 0) return rc;
     size_t rate = 0;
-    rc = o.rate ? calltree_find_rate(p, o.rate, cmd, &rate) : 0;
-    if (rc == 0) loss_print(p, o.t.csv ? stderr : stdout); /* above the table, never in CSV */
-    if (rc == 0 && print(ct, &o, o.rate ? (long)rate : -1) != 0) {
-        fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
+    rc = o.rate ? calltree_find_rate(x.p, o.rate, cmd, &rate) : 0;
+    if (rc == 0) { /* above the table, never among the records */
+        loss_print(x.p, o.t.csv ? stderr : stdout);
+        if (!o.t.csv) filter_note(stdout, &x.view, &o.filter);
+    }
+    if (rc == 0 && print(x.ct, &o, o.rate ? (long)rate : -1) != 0) {
+        fprintf(stderr, "shimview: %s: out of memory while printing\n", x.p->file);
         rc = EXIT_FILE_ERROR;
     }
-    calltree_free(ct);
-    profile_free(p);
+    filter_free_calltree(&x);
     return rc;
 }
 

@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 const char html_usage[] =
-    "usage: shimview html [--rate NAME] [--top N] [-o FILE] (FILE | -)\n"
+    "usage: shimview html [--rate NAME] [--top N] [-o PATH] (FILE | -)\n"
     "\n"
     "Write a profile as one self-contained HTML page and print its path: the run and the\n"
     "machine, samples and DTE, the per-tag table of `shimview report` (every row, with\n"
@@ -41,8 +41,10 @@ const char html_usage[] =
     "  -r, --rate NAME    the rate to draw (default: ipc when present, else the first rate)\n"
     "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default\n"
     "                     4, less those under 0.1% of the samples)\n"
-    "  -o, --output FILE  the page to write (default: STEM.html in the current directory,\n"
-    "                     run.json giving run.html); '-' writes it to standard output\n"
+    "  -o, --output PATH  the page to write, or a directory (one that exists, or PATH\n"
+    "                     ending in '/') to write STEM.html into, made when it does not\n"
+    "                     exist; '-' writes to standard output (default: STEM.html in the\n"
+    "                     current directory, run.json giving run.html)\n"
     "  -h, --help         print this help\n";
 
 /* The page's look: readable widths, tables that scroll sideways rather than squeeze,
@@ -172,14 +174,11 @@ static int write_page(FILE *f, const struct plot_ctx *c)
 
 static int html_page(const struct plot_options *o, struct plot_ctx *c)
 {
-    char path[272];
+    char stem[256], name[272];
     c->kind = SVG_INLINE;
-    if (!o->output) {
-        char stem[256];
-        plot_file_stem(o->file, stem, sizeof stem);
-        snprintf(path, sizeof path, "%s.html", stem);
-    }
-    return plot_write_file(o->output ? o->output : path, write_page, c);
+    plot_file_stem(o->file, stem, sizeof stem);
+    snprintf(name, sizeof name, "%s.html", stem);
+    return plot_write_output(o->output, 0, name, write_page, c);
 }
 
 int html_main(int argc, char **argv)

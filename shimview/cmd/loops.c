@@ -26,14 +26,18 @@
 #include <string.h>
 
 const char loops_usage[] =
-    "usage: shimview loops [--rate NAME] [--top N | --all] [--csv] (FILE | -)\n"
+    "usage: shimview loops [--sort KEY] [--rate NAME] [--top N | --all] [--csv | --json]\n"
+    "                      (FILE | -)\n"
     "\n"
     "Print one row per loop of a program built with the compiler pass (tag slot 10), and\n"
     "one per function for its time outside its loops, largest first: the function, the\n"
     "loop's number and source line, its depth in the loop nest, the samples taken while\n"
     "it was the innermost loop running, their share of the attributed samples and of TSC\n"
     "time, and each rate over those samples' kept periods.\n"
-    "\n" VIEW_OPTIONS_USAGE("loops");
+    "\n"
+    "  -s, --sort KEY    the rows' order (keys: samples, time, function): samples (the\n"
+    "                    default) or TSC time, largest first, or the function's name A\n"
+    "                    to Z, then the loop's number\n" VIEW_OPTIONS_USAGE("loops");
 
 static void loop_key(const struct profile_tag *t, const void *ctx, uint64_t *key)
 {
@@ -67,6 +71,8 @@ static struct table *loops_table(const struct profile *p, long rate, int csv)
     size_t r0, nr = view_rates_shown(p, rate, &r0), nh = csv ? 11 : 7, c = 0;
     struct table *t = view_table_new(nh + (csv ? 3 : 1) * nr, 3);
     if (!t) return NULL;
+    for (size_t i = 0; csv && i < nh; i++) /* function, module, file */
+        if (i == 0 || i == 1 || i == 4) table_column_text(t, i);
     table_add_row(t);
     for (size_t i = 0; i < nh; i++)
         table_set(t, c++, "%s", csv ? csv_heads[i] : text_heads[i]);
@@ -136,6 +142,15 @@ static void loops_notes(const struct profile *p, const struct calltree_count *ou
                fmt_count(p->other.samples, a, sizeof a));
 }
 
+/* A loop's function and number, for --sort function. */
+static const char *loop_label(const struct entry_group *g, long by, char *buf, size_t len)
+{
+    (void)by;
+    return pass_sort_label(g->first->loop_function,
+                           g->key[0] & ((UINT64_C(1) << PROFILE_LOOP_SHIFT) - 1), g->first->loop,
+                           buf, len);
+}
+
 static int print_loops(const struct profile *p, const struct view_options *o, long rate)
 {
     size_t n;
@@ -143,11 +158,12 @@ static int print_loops(const struct profile *p, const struct view_options *o, lo
     struct calltree_count outside = {0};
     struct entry_group *rows = loop_rows(p, &n, &outside, &block);
     if (!rows) return -1;
+    entry_groups_sort(rows, n, o->t.sort, loop_label);
     size_t shown = view_rows_wanted(&o->t, n);
     struct table *t = loops_table(p, rate, o->t.csv);
     for (size_t i = 0; t && i < shown; i++)
         loop_row(t, p, &rows[i], rate, o->t.csv);
-    int rc = !t ? -1 : o->t.csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = !t ? -1 : match_table_print(t, stdout, &o->t);
     table_free(t);
     if (!o->t.csv) {
         match_note_hidden(n - shown);

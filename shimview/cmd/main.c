@@ -49,7 +49,8 @@ static const struct command commands[] = {
      threads_main},
     {"contexts", "per calling context: its path, samples, shares and rates", contexts_usage,
      contexts_main},
-    {"tree", "the calling-context tree, top down, in the terminal", tree_usage, tree_main},
+    {"tree", "the calling-context tree top down, or a function's callers, in the terminal",
+     tree_usage, tree_main},
     {"loops", "per loop (compiler pass): samples, shares and rates, with source lines", loops_usage,
      loops_main},
     {"paths", "per Ball-Larus path (compiler pass): samples, rates, length and source span",
@@ -70,6 +71,11 @@ static const struct command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
+    const char *names[NCOMMANDS], *near;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    if ((near = usage_nearest(name, names, NCOMMANDS)) != NULL)
+        return usage_error(NULL, "unknown command '%s'; did you mean '%s'?", name, near);
     fprintf(stderr, "shimview: unknown command '%s' (commands:", name);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(stderr, " %s", commands[i].name);

@@ -38,7 +38,7 @@
 #define TEXT_RATE_COLS 2 /* mean, ± CI */
 
 const char merge_usage[] =
-    "usage: shimview merge [--csv] [--top N | --all] FILE...\n"
+    "usage: shimview merge [--csv | --json] [--sort KEY] [--top N | --all] FILE...\n"
     "\n"
     "Merge several runs of one configuration: for each tag, its share of samples\n"
     "pooled over the runs (its samples over their attributed samples: each run\n"
@@ -48,15 +48,20 @@ const char merge_usage[] =
     "t with runs - 1 degrees of freedom), and the number of runs that have the tag.\n"
     "A run without the tag counts with 0 samples; a rate is pooled over the runs\n"
     "where the tag has kept periods. Tags are matched by name, the thread word\n"
-    "ignored. Rows are sorted by share. An interval needs at least two runs; with\n"
-    "one, only the estimates are printed. Rates that not every run has are left\n"
-    "out, and named on stderr.\n"
+    "ignored. Rows are sorted by share (or --sort). An interval needs at least two\n"
+    "runs; with one, only the estimates are printed. Rates that not every run has\n"
+    "are left out, and named on stderr.\n"
     "\n"
-    "  -n, --top N   show the N rows of largest mean share (default 20; CSV: all)\n"
-    "  -a, --all     show every row\n"
-    "      --csv     print only the table, as CSV with a header row (columns:\n"
-    "                " SHIM_DOC_DIR "/shimview/merge.md)\n"
-    "  -h, --help    print this help\n";
+    "  -n, --top N     show the N rows of largest mean share (default 20; CSV: all)\n"
+    "  -a, --all       show every row\n"
+    "  -s, --sort KEY  the rows' order (keys: share, runs, name): the share (the\n"
+    "                  default) or the runs that have the tag, largest first, or names\n"
+    "                  A to Z\n"
+    "      --csv       print only the table, as CSV with a header row (columns:\n"
+    "                  " SHIM_DOC_DIR "/shimview/merge.md)\n"
+    "      --json      print only the table, as JSON: an array of objects, one per row,\n"
+    "                  with the CSV's columns\n"
+    "  -h, --help      print this help\n";
 
 struct merge_options {
     struct match_table_options t;
@@ -74,10 +79,18 @@ struct merged_row {
 
 /* ---- rows ---- */
 
+/* --sort's keys: the mean share (the default), the runs that have the tag, the name */
+static const char *const merge_keys[] = {"share", "runs", "name"};
+enum { SORT_SHARE, SORT_RUNS, SORT_NAME };
+
+static long sort_key; /* qsort has no context argument in C11 */
+
 static int row_order(const void *a, const void *b)
 {
     const struct merged_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
+    if (sort_key == SORT_NAME) return strcmp(x->m->name, y->m->name);
+    if (sort_key == SORT_RUNS && x->runs != y->runs) return x->runs < y->runs ? 1 : -1;
     double sx = stats_pooled_value(&x->share), sy = stats_pooled_value(&y->share);
     if (sx != sy) return sx < sy ? 1 : -1;
     return strcmp(x->m->name, y->m->name);
@@ -85,7 +98,7 @@ static int row_order(const void *a, const void *b)
 
 /* The rows, sorted; their rate statistics in *block, the runs' values in *pairs. NULL
  * if memory ran out. */
-static struct merged_row *make_rows(const struct match *m, struct stats_pooled **block,
+static struct merged_row *make_rows(const struct match *m, long key, struct stats_pooled **block,
                                     double **pairs)
 {
     size_t per = 2 * m->nprofiles; /* doubles per estimate */
@@ -122,6 +135,7 @@ static struct merged_row *make_rows(const struct match *m, struct stats_pooled *
             }
         }
     }
+    sort_key = key;
     qsort(rows, m->nrows, sizeof *rows, row_order);
     return rows;
 }
@@ -139,6 +153,7 @@ static struct table *new_table(const struct match *m, int csv)
     free(align);
     if (!t) return NULL;
     table_add_row(t);
+    table_column_text(t, 0);
     if (csv) {
         static const char *const heads[] = {"name", "runs", "share_mean", "share_sd", "share_ci95"};
         for (size_t c = 0; c < 5; c++)
@@ -237,7 +252,7 @@ static int print_table(const struct match *m, const struct merged_row *rows,
     for (size_t i = 0; i < shown; i++)
         add_row(t, m, &rows[i], csv);
     if (match_has_other(m)) add_row(t, m, &rows[m->nrows - 1], csv);
-    int rc = csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    int rc = match_table_print(t, stdout, &o->t);
     table_free(t);
     if (!csv) print_notes(m, match_tag_rows(m) - shown);
     return rc;
@@ -254,7 +269,9 @@ static int parse_options(int argc, char **argv, struct merge_options *o)
     };
     int opt, rc;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":n:ah", options, NULL)) != -1) {
+    o->t.sort_keys = merge_keys;
+    o->t.nsort_keys = 3;
+    while ((opt = getopt_long(argc, argv, ":n:as:h", options, NULL)) != -1) {
         if (opt == 'h') {
             fputs(merge_usage, stdout);
             return -1;
@@ -279,7 +296,7 @@ static int merge_profiles(struct profile *const *p, const struct merge_options *
     struct match *m = match_profiles(p, o->nfiles);
     struct stats_pooled *block = NULL;
     double *pairs = NULL;
-    struct merged_row *rows = m ? make_rows(m, &block, &pairs) : NULL;
+    struct merged_row *rows = m ? make_rows(m, o->t.sort, &block, &pairs) : NULL;
     int rc = 0;
     if (!rows) {
         fprintf(stderr, "shimview: out of memory\n");

@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- grouping entries ---- */
 
@@ -67,6 +68,32 @@ struct entry_group *entry_groups(const struct profile_tag *entries, size_t n, si
     return g;
 }
 
+/* What entry_groups_sort sorts by (qsort has no context argument in C11). */
+static long sort_by;
+static const char *(*sort_label)(const struct entry_group *, long, char *, size_t);
+
+static int by_sort_key(const void *a, const void *b)
+{
+    const struct entry_group *x = a, *y = b;
+    if (sort_by == ENTRY_SORT_TIME && x->c.cycles != y->c.cycles)
+        return x->c.cycles > y->c.cycles ? -1 : 1;
+    if (sort_by > ENTRY_SORT_TIME) {
+        char bx[320], by[320];
+        int c =
+            strcmp(sort_label(x, sort_by, bx, sizeof bx), sort_label(y, sort_by, by, sizeof by));
+        if (c) return c;
+    }
+    return by_group_samples(a, b);
+}
+
+void entry_groups_sort(struct entry_group *g, size_t n, long by,
+                       const char *(*label)(const struct entry_group *, long, char *, size_t))
+{
+    sort_by = by;
+    sort_label = label;
+    qsort(g, n, sizeof *g, by_sort_key);
+}
+
 /* ---- the commands ---- */
 
 size_t pass_function_cells(struct table *t, size_t c, const struct profile_function *fn,
@@ -81,6 +108,19 @@ size_t pass_function_cells(struct table *t, size_t c, const struct profile_funct
     if (fn && fn->module) table_set(t, c + 1, "%s", fn->module);
     if (fn) table_set(t, c + 2, "%" PRIu64, fn->offset);
     return c + 3;
+}
+
+const char *pass_sort_label(const struct profile_function *fn, uint64_t address, uint64_t number,
+                            char *buf, size_t len)
+{
+    char name[256];
+    /* the function as its cell names it; \x01 sorts a name before any longer one */
+    if (fn)
+        snprintf(buf, len, "%s\x01%020" PRIu64, calltree_function_label(fn, name, sizeof name),
+                 number);
+    else
+        snprintf(buf, len, "%#" PRIx64 "\x01%020" PRIu64, address, number);
+    return buf;
 }
 
 size_t pass_count_cells(struct table *t, size_t c, const struct profile *p,
@@ -130,7 +170,9 @@ int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, con
                   enum pass_view_needs needs,
                   int (*print)(const struct profile *p, const struct view_options *o, long rate))
 {
-    struct view_options o = {0};
+    /* --sort: samples, time (entry_groups_sort), then the function's name and number */
+    static const char *const keys[] = {"samples", "time", "function"};
+    struct view_options o = {.t = {.sort_keys = keys, .nsort_keys = 3}};
     char err[512];
     size_t rate = 0;
     int rc = view_parse_options(argc, argv, cmd, usage, own, &o);

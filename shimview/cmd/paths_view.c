@@ -28,8 +28,8 @@
 #include <string.h>
 
 const char paths_usage[] =
-    "usage: shimview paths [--function NAME] [--rate NAME] [--top N | --all] [--csv]\n"
-    "                      (FILE | -)\n"
+    "usage: shimview paths [--function NAME] [--sort KEY] [--rate NAME] [--top N | --all]\n"
+    "                      [--csv | --json] (FILE | -)\n"
     "\n"
     "Print one row per Ball-Larus path that has samples (a program built with the\n"
     "compiler pass's path signal), largest first: the function, the path's number, its\n"
@@ -38,8 +38,10 @@ const char paths_usage[] =
     "the function's entry or at a loop head) and ends (a return or a back edge). A first\n"
     "line says how many samples were resolved to a path, and how many were not.\n"
     "\n"
-    "  -f, --function F  only the paths of function F (a name or 0xADDRESS)\n" VIEW_OPTIONS_USAGE(
-        "paths");
+    "  -f, --function F  only the paths of function F (a name or 0xADDRESS)\n"
+    "  -s, --sort KEY    the rows' order (keys: samples, time, function): samples (the\n"
+    "                    default) or TSC time, largest first, or the function's name A\n"
+    "                    to Z, then the path's number\n" VIEW_OPTIONS_USAGE("paths");
 
 const char path_usage[] =
     "usage: shimview path (FILE | -) FUNCTION ID\n"
@@ -79,6 +81,8 @@ static struct table *paths_table(const struct profile *p, long rate, int csv)
     size_t nh = csv ? sizeof csv_heads / sizeof csv_heads[0] : 9 + nr;
     struct table *t = view_table_new(nh + (csv ? 3 * nr : 0), 1);
     if (!t) return NULL;
+    for (size_t i = 0; csv && i < nh; i++) /* function, module, file */
+        if (i == 0 || i == 1 || i == 8) table_column_text(t, i);
     table_add_row(t);
     if (csv) {
         for (size_t i = 0; i < nh; i++)
@@ -181,6 +185,13 @@ static void paths_notes(const struct profile *p)
                fmt_count(p->paths.other.samples, a, sizeof a));
 }
 
+/* A path's function and number, for --sort function. */
+static const char *path_label(const struct entry_group *g, long by, char *buf, size_t len)
+{
+    (void)by;
+    return pass_sort_label(g->first->function, g->key[0], g->key[1], buf, len);
+}
+
 static int print_paths(const struct profile *p, const struct view_options *o, long rate)
 {
     const struct profile_function *only = NULL;
@@ -201,12 +212,13 @@ static int print_paths(const struct profile *p, const struct view_options *o, lo
     }
     for (size_t i = 0; i < n; i++) /* --function: its rows alone */
         if (!only || rows[i].key[0] == only->address) rows[k++] = rows[i];
+    entry_groups_sort(rows, k, o->t.sort, path_label);
     size_t shown = view_rows_wanted(&o->t, k);
     if (!o->t.csv) paths_heading(p);
     struct table *t = paths_table(p, rate, o->t.csv);
     for (size_t i = 0; t && i < shown; i++)
         path_row(t, p, &rows[i], rate, o->t.csv, blocks);
-    rc = !t ? -1 : o->t.csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
+    rc = !t ? -1 : match_table_print(t, stdout, &o->t);
     table_free(t);
     if (!o->t.csv) {
         match_note_hidden(k - shown);

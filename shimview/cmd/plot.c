@@ -1,7 +1,8 @@
 /*
  * plot.c -- `shimview plot`: a profile as SVG figures, one file per figure.
  *
- * It writes, into DIR (-o; default: the current directory), files named after the profile
+ * It writes, into DIR (-o, made when needed; default: the current directory), files named
+ * after the profile
  * (`run.json` gives `run-hist.svg`, ...), and prints the path of each file it wrote:
  *
  *   <stem>-hist.svg      the rate's distribution for each of the top N tags (plot_hist.c)
@@ -53,7 +54,8 @@ const char plot_usage[] =
     "  -r, --rate NAME  the rate to draw (default: ipc when present, else the first rate)\n"
     "  -n, --top N      tags to draw in the histogram and SHIM_BY figures (default\n"
     "                   4, less those under 0.1% of the samples)\n"
-    "  -o, --output DIR the directory to write into (default: the current directory)\n"
+    "  -o, --output DIR the directory to write into, made when it does not exist\n"
+    "                   (default: the current directory)\n"
     "  -h, --help       print this help\n";
 
 /* Write one figure to DIR/STEM-SUFFIX.svg and print its path; 0, or EXIT_FILE_ERROR with
@@ -61,16 +63,9 @@ const char plot_usage[] =
 static int write_figure(const struct plot_options *o, const char *stem, const char *suffix,
                         int (*draw)(FILE *, const struct plot_ctx *), const struct plot_ctx *c)
 {
-    char *path = NULL;
-    int n = o->output ? asprintf(&path, "%s/%s-%s.svg", o->output, stem, suffix)
-                      : asprintf(&path, "%s-%s.svg", stem, suffix);
-    if (n < 0) {
-        fprintf(stderr, "shimview: out of memory\n");
-        return EXIT_FILE_ERROR;
-    }
-    int rc = plot_write_file(path, draw, c);
-    free(path);
-    return rc;
+    char name[300];
+    snprintf(name, sizeof name, "%s-%s.svg", stem, suffix);
+    return plot_write_output(o->output, 1, name, draw, c);
 }
 
 static int plot_files(const struct plot_options *o, struct plot_ctx *c)
@@ -120,6 +115,8 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *usa
             break;
         case 'o':
             if (!optarg[0]) return usage_error(cmd, "-o needs %s", output);
+            if (strcmp(optarg, "-") == 0 && strcmp(output, "a directory") == 0)
+                return usage_error(cmd, "-o needs a directory: %s writes several files", cmd);
             o->output = optarg;
             break;
         case 'h':

@@ -57,8 +57,8 @@
 #define DEFAULT_TOP 20
 
 const char report_usage[] =
-    "usage: shimview report [--csv[=TABLE]] [--top N | --all] [--per-thread]\n"
-    "                       [--[no-]sparklines] (FILE | -)\n"
+    "usage: shimview report [--csv[=TABLE] | --json[=TABLE]] [--sort KEY]\n"
+    "                       [--top N | --all] [--per-thread] [--[no-]sparklines] (FILE | -)\n"
     "\n"
     "Print a profile: the run and the machine, one row per tag tuple sorted by samples,\n"
     "the program's threads added together (share of all samples, share of TSC cycles,\n"
@@ -72,6 +72,9 @@ const char report_usage[] =
     "  -n, --top N         show the N rows of the program's tags with most samples\n"
     "                      (default 20)\n"
     "  -a, --all           show every row\n"
+    "  -s, --sort KEY      the order of the program's tags (keys: samples, time, name):\n"
+    "                      samples (the default) or TSC time, largest first, or names\n"
+    "                      A to Z\n"
     "      --per-thread    one row per thread and tag tuple, with the thread's id and\n"
     "                      name, instead of the program's threads added together\n"
     "      --csv[=TABLE]   print only one table, as CSV with a header row: 'tags' (the\n"
@@ -79,6 +82,8 @@ const char report_usage[] =
     "                      sample period summary) or 'by' (one rate per bucket of\n"
     "                      another, when the run set SHIM_BY); columns in\n"
     "                      " SHIM_DOC_DIR "/shimview/report.md\n"
+    "      --json[=TABLE]  the same table as JSON: an array of objects, one per row,\n"
+    "                      with the CSV's columns\n"
     "      --sparklines    add a column with each tag's rate histogram drawn in block\n"
     "                      characters (ASCII when the locale is not UTF-8); the default\n"
     "                      when standard output is a terminal\n"
@@ -87,8 +92,14 @@ const char report_usage[] =
 
 enum csv_table { CSV_NONE, CSV_TAGS, CSV_PERIOD, CSV_BY };
 
+/* --sort's keys for the tag table: samples (the default), time (TSC cycles), name */
+static const char *const report_keys[] = {"samples", "time", "name"};
+enum { SORT_SAMPLES, SORT_TIME, SORT_NAME };
+
 struct report_options {
     enum csv_table csv;
+    int json; /* the csv table, as JSON */
+    long sort;
     int top_given;
     int all;
     long top;
@@ -104,6 +115,7 @@ struct report_out {
     enum report_format fmt;
     int in_facts, in_row; /* HTML: a facts table, a row of it, is open */
     int per_thread;       /* the per-tag table has a row per thread and tuple */
+    long sort;            /* --sort: the index of its key in report_keys */
 };
 
 /* ---- formatting helpers ---- */
@@ -206,6 +218,40 @@ static int print_table(struct report_out *o, const struct table *t)
 
 /* ---- rows ---- */
 
+/* How many of the named rows are ranked: the program's tags (every row but `other` when
+ * threads are kept apart), which --top cuts and --sort orders. */
+static size_t rows_ranked(const struct profile *p, const struct named_tag *rows, size_t n,
+                          int per_thread)
+{
+    size_t ranked = n > 0 && rows[n - 1].tag->is_other ? n - 1 : n, prefix = ranked;
+    if (!per_thread)
+        for (prefix = 0; prefix < ranked; prefix++)
+            if (tag_thread_group(p, rows[prefix].tag) != THREAD_PROGRAM) break;
+    return prefix;
+}
+
+static long sort_key; /* qsort has no context argument in C11 */
+
+static int by_sort_key(const void *a, const void *b)
+{
+    const struct named_tag *x = a, *y = b;
+    int c = sort_key == SORT_NAME ? strcmp(x->name, y->name) : 0;
+    if (c) return c;
+    if (sort_key == SORT_TIME && x->tag->cycles != y->tag->cycles)
+        return x->tag->cycles > y->tag->cycles ? -1 : 1;
+    if (x->tag->samples != y->tag->samples) return x->tag->samples > y->tag->samples ? -1 : 1;
+    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
+}
+
+/* Order the ranked rows by --sort's key (named_tags() gives them by samples). */
+static void rows_sort(const struct profile *p, struct named_tag *rows, size_t n, int per_thread,
+                      long key)
+{
+    if (key == SORT_SAMPLES) return;
+    sort_key = key;
+    qsort(rows, rows_ranked(p, rows, n, per_thread), sizeof *rows, by_sort_key);
+}
+
 /* Which of the named rows (the program's tags, then the rows of other processes and
  * idle, then `other`) a table prints: rows [0, *first) and [*rest, n). The program's
  * tags are cut to the top N (every one when top is negative). In the merged view the rows
@@ -214,10 +260,7 @@ static int print_table(struct report_out *o, const struct table *t)
 static size_t rows_cut(const struct profile *p, const struct named_tag *rows, size_t n, long top,
                        int per_thread, size_t *first, size_t *rest)
 {
-    size_t ranked = n > 0 && rows[n - 1].tag->is_other ? n - 1 : n, prefix = ranked;
-    if (!per_thread)
-        for (prefix = 0; prefix < ranked; prefix++)
-            if (tag_thread_group(p, rows[prefix].tag) != THREAD_PROGRAM) break;
+    size_t prefix = rows_ranked(p, rows, n, per_thread);
     *first = top >= 0 && (size_t)top < prefix ? (size_t)top : prefix;
     *rest = prefix;
     return prefix - *first;
@@ -477,6 +520,7 @@ static int print_tags(struct report_out *o, const struct profile *p, long top,
     size_t nrows = 0, first, rest;
     struct named_tag *rows = named_tags(p, 1, &nrows);
     if (!rows) return -1;
+    rows_sort(p, rows, nrows, o->per_thread, o->sort);
     size_t hidden = rows_cut(p, rows, nrows, top, o->per_thread, &first, &rest);
     uint64_t total_cycles = profile_total_cycles(p);
     struct rows_look look = {.thread = o->per_thread,
@@ -547,7 +591,8 @@ static int print_sampling(struct report_out *o, const struct profile *p)
 static int print_text(const struct profile *p, const struct profile *view,
                       const struct report_options *opt)
 {
-    struct report_out o = {.f = stdout, .fmt = REPORT_TEXT, .per_thread = opt->per_thread};
+    struct report_out o = {
+        .f = stdout, .fmt = REPORT_TEXT, .per_thread = opt->per_thread, .sort = opt->sort};
     const struct profile *rows = opt->per_thread ? p : view;
     int on = opt->sparklines < 0 ? isatty(STDOUT_FILENO) : opt->sparklines;
     struct sparkline_look sl = rows_sparkline_look(
@@ -617,7 +662,7 @@ static int print_csv(const struct profile *p, const struct profile *view,
         size_t hidden;
         struct table *t = o->csv == CSV_PERIOD ? period_table(p, 1, 1)
                                                : by_table(view, rows_wanted(o), 1, 0, &hidden);
-        int rc = t ? table_print_csv(t, stdout) : -1;
+        int rc = !t ? -1 : o->json ? table_print_json(t, stdout) : table_print_csv(t, stdout);
         table_free(t);
         return rc;
     }
@@ -625,6 +670,7 @@ static int print_csv(const struct profile *p, const struct profile *view,
     size_t nrows = 0, first, rest;
     struct named_tag *rows = named_tags(q, 1, &nrows);
     if (!rows) return -1;
+    rows_sort(q, rows, nrows, o->per_thread, o->sort);
     rows_cut(q, rows, nrows, rows_wanted(o), o->per_thread, &first, &rest);
     uint64_t total_cycles = profile_total_cycles(q);
     struct rows_look look = {.thread_name = o->per_thread && p->placement.has_threads, .slots = 1};
@@ -633,7 +679,7 @@ static int print_csv(const struct profile *p, const struct profile *view,
     if (t) {
         for (size_t i = 0; i < nrows; i++)
             if (i < first || i >= rest) rows_csv_row(t, q, &rows[i], &look, total_cycles);
-        rc = table_print_csv(t, stdout);
+        rc = o->json ? table_print_json(t, stdout) : table_print_csv(t, stdout);
         table_free(t);
     }
     named_tags_free(rows, nrows);
@@ -645,35 +691,41 @@ static int print_csv(const struct profile *p, const struct profile *view,
 static int parse_options(int argc, char **argv, struct report_options *o)
 {
     static const struct option options[] = {
-        {"csv", optional_argument, NULL, 'c'},     {"top", required_argument, NULL, 'n'},
-        {"all", no_argument, NULL, 'a'},           {"sparklines", no_argument, NULL, 's'},
+        {"csv", optional_argument, NULL, 'c'},     {"json", optional_argument, NULL, 'j'},
+        {"top", required_argument, NULL, 'n'},     {"sort", required_argument, NULL, 's'},
+        {"all", no_argument, NULL, 'a'},           {"sparklines", no_argument, NULL, 'k'},
         {"no-sparklines", no_argument, NULL, 'S'}, {"per-thread", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":n:ah", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":n:as:h", options, NULL)) != -1) {
         switch (opt) {
         case 'c':
-            if (!optarg || strcmp(optarg, "tags") == 0)
-                o->csv = CSV_TAGS;
-            else if (strcmp(optarg, "period") == 0)
-                o->csv = CSV_PERIOD;
-            else if (strcmp(optarg, "by") == 0)
-                o->csv = CSV_BY;
-            else
-                return usage_error("report", "--csv=%s: no such table (tables: tags, period, by)",
-                                   optarg);
+        case 'j': {
+            static const char *const tables[] = {"tags", "period", "by"};
+            const char *opt_name = opt == 'j' ? "--json" : "--csv";
+            if (o->csv != CSV_NONE && o->json != (opt == 'j'))
+                return usage_error("report", "--csv and --json exclude each other");
+            long k = optarg ? usage_pick("report", opt_name, optarg, tables, 3) : 0;
+            if (k < 0) return EXIT_USAGE_ERROR;
+            o->csv = (enum csv_table)(CSV_TAGS + k);
+            o->json = opt == 'j';
             break;
-        case 's':
+        }
+        case 'k':
         case 'S':
-            o->sparklines = opt == 's';
+            o->sparklines = opt == 'k';
             break;
         case 'a':
             o->all = 1;
             break;
         case 'T':
             o->per_thread = 1;
+            break;
+        case 's':
+            if ((o->sort = usage_pick("report", "--sort", optarg, report_keys, 3)) < 0)
+                return EXIT_USAGE_ERROR;
             break;
         case 'n':
             if (parse_count_option("report", "--top", optarg, &o->top)) return EXIT_USAGE_ERROR;
@@ -723,8 +775,8 @@ int report_main(int argc, char **argv)
         return EXIT_FILE_ERROR;
     }
     if (o.csv == CSV_BY && !p->has_by) {
-        rc = usage_error("report", "--csv=by: %s has no by table (the run did not set SHIM_BY)",
-                         p->file);
+        rc = usage_error("report", "%s=by: %s has no by table (the run did not set SHIM_BY)",
+                         o.json ? "--json" : "--csv", p->file);
         profile_free(p);
         return rc;
     }

@@ -25,14 +25,18 @@
 #include <stdlib.h>
 
 const char threads_usage[] =
-    "usage: shimview threads [--rate NAME] [--top N | --all] [--csv] (FILE | -)\n"
+    "usage: shimview threads [--sort KEY] [--rate NAME] [--top N | --all]\n"
+    "                        [--csv | --json] (FILE | -)\n"
     "\n"
     "Print one row per thread of the program (its tid and name), largest first, with its\n"
     "samples, their share of all attributed samples and of TSC time, and each rate over\n"
     "its kept periods (sum_a / sum_b, to the precision its 95% interval supports); the\n"
     "observed threads without a sample; then one row for the samples of other processes\n"
     "and one for the idle CPU, when there are any. --top counts the program's threads.\n"
-    "\n" VIEW_OPTIONS_USAGE("threads");
+    "\n"
+    "  -s, --sort KEY    the program's threads' order (keys: samples, time, tid, name):\n"
+    "                    samples (the default) or TSC time, largest first, thread ids\n"
+    "                    smallest first, or names A to Z\n" VIEW_OPTIONS_USAGE("threads");
 
 /* Key: the group, then the tid (0 for the rows of other processes and idle, one each). */
 static void thread_key(const struct profile_tag *t, const void *ctx, uint64_t *key)
@@ -97,6 +101,7 @@ static struct table *threads_table(const struct profile *p, long rate, int csv)
     static const char *const csv_heads[] = {"thread", "name", "samples", "share", "time_share"};
     size_t r0, nr = view_rates_shown(p, rate, &r0), c = 0;
     struct table *t = view_table_new(5 + (csv ? 3 : 1) * nr, 2);
+    if (t) table_column_text(t, 1);
     if (!t) return NULL;
     table_add_row(t);
     for (size_t i = 0; i < 5; i++)
@@ -124,6 +129,23 @@ static void thread_row(struct table *t, const struct profile *p, const struct en
     }
     size_t c = pass_count_cells(t, 2, p, &row->c, csv);
     pass_rate_cells(t, c, p, rate, &row->c, csv);
+}
+
+/* --sort's keys: samples, time (entry_groups_sort), then these by their labels */
+static const char *const thread_keys[] = {"samples", "time", "tid", "name"};
+enum { SORT_TID = ENTRY_SORT_TIME + 1, SORT_NAME };
+
+static const struct profile *label_profile; /* the profile thread_label names threads from */
+
+/* A thread's tid (zero-padded, so that text order is numeric order) or its name. */
+static const char *thread_label(const struct entry_group *g, long by, char *buf, size_t len)
+{
+    const struct profile_thread *th = profile_thread_find(label_profile, g->key[1]);
+    if (by == SORT_TID)
+        snprintf(buf, len, "%020" PRIu64, g->key[1]);
+    else
+        snprintf(buf, len, "%s", th ? th->name : "");
+    return buf;
 }
 
 /* How many rows a table shows: --top counts the program's threads; the rows of other
@@ -169,12 +191,14 @@ int threads_write(FILE *f, enum report_format fmt, const struct profile *p, long
     struct entry_group *rows = thread_rows(p, &n, &block, &zeros);
     if (!rows) return -1;
     size_t shown = rows_shown(rows, n, o, &program);
+    label_profile = p;
+    entry_groups_sort(rows, program, o->sort, thread_label); /* the program's threads */
     struct table *t = threads_table(p, rate, csv);
     for (size_t i = 0; t && i < n; i++)
         if (i < shown || i >= program) thread_row(t, p, &rows[i], rate, csv);
     int rc = -1;
     if (t && csv) {
-        rc = table_print_csv(t, f);
+        rc = match_table_print(t, f, o);
     } else if (t) {
         if (fmt == REPORT_TEXT) { /* the page has these lines among the run's facts */
             report_write_threads(f, fmt, p);
@@ -196,7 +220,7 @@ int threads_write(FILE *f, enum report_format fmt, const struct profile *p, long
 
 int threads_main(int argc, char **argv)
 {
-    struct view_options o = {0};
+    struct view_options o = {.t = {.sort_keys = thread_keys, .nsort_keys = 4}};
     char err[512];
     size_t rate = 0;
     int rc = view_parse_options(argc, argv, "threads", threads_usage, "", &o);

@@ -51,7 +51,7 @@
 
 const char timeline_usage[] =
     "usage: shimview timeline [--rate NAME] [--from S] [--to S] [--width PX] [--trace FILE]\n"
-    "                         [-o FILE.svg] PROFILE\n"
+    "                         [-o PATH] PROFILE\n"
     "\n"
     "Draw the trace a profile names (SHIM_TRACE) as an SVG timeline, x in ms since the first\n"
     "record: a rate per sample period (the mean per pixel column, with its min-max band),\n"
@@ -65,8 +65,11 @@ const char timeline_usage[] =
     "      --to S         end of the window, likewise (default: the end of the trace)\n"
     "  -w, --width PX     width of the figure, 900 to 16384 (default 1200)\n"
     "  -t, --trace FILE   read this trace instead of the one the profile names\n"
-    "  -o, --output FILE  the SVG to write (default: STEM-timeline.svg in the current\n"
-    "                     directory, run.json giving run-timeline.svg); '-' for stdout\n"
+    "  -o, --output PATH  the SVG to write, or a directory (one that exists, or PATH\n"
+    "                     ending in '/') to write STEM-timeline.svg into, made when it\n"
+    "                     does not exist; '-' writes to standard output (default:\n"
+    "                     STEM-timeline.svg in the current directory, run.json giving\n"
+    "                     run-timeline.svg)\n"
     "  -h, --help         print this help\n";
 
 /* ---- the bins ---- */
@@ -635,7 +638,7 @@ static int parse_options(int argc, char **argv, struct timeline_options *o)
             o->trace = optarg;
             break;
         case 'o':
-            if (!optarg[0]) return usage_error("timeline", "-o needs a file");
+            if (!optarg[0]) return usage_error("timeline", "-o needs a file or a directory");
             o->output = optarg;
             break;
         case 'h':
@@ -671,7 +674,7 @@ static int read_trace(struct timeline *tl, struct trace *t)
 
 static int draw_timeline(const struct timeline_options *o, struct timeline *tl, struct trace *t)
 {
-    char stem[256], *path = NULL;
+    char stem[256], name[300];
     double span = (double)(t->t_end - t->t0);
     tl->w0 = o->from * t->tsc_hz;
     tl->w1 = o->has_to ? o->to * t->tsc_hz : span;
@@ -691,13 +694,8 @@ static int draw_timeline(const struct timeline_options *o, struct timeline *tl, 
     int rc = read_trace(tl, t);
     if (rc) return rc;
     plot_file_stem(o->file, stem, sizeof stem);
-    if (!o->output && asprintf(&path, "%s-timeline.svg", stem) < 0) {
-        fprintf(stderr, "shimview: out of memory\n");
-        return EXIT_FILE_ERROR;
-    }
-    rc = plot_write_file(o->output ? o->output : path, timeline_draw, &tl->c);
-    free(path);
-    return rc;
+    snprintf(name, sizeof name, "%s-timeline.svg", stem);
+    return plot_write_output(o->output, 0, name, timeline_draw, &tl->c);
 }
 
 int timeline_main(int argc, char **argv)

@@ -15,6 +15,7 @@
  * prints the same rows as an HTML table. The walk keeps its own stack, not the C one, so
  * a deep tree cannot overflow it.
  */
+#include "shimview/analysis/callers.h"
 #include "shimview/analysis/calltree.h"
 #include "shimview/cmd/commands.h"
 #include "shimview/base/numbers.h"
@@ -32,20 +33,30 @@
 #define DEFAULT_MIN_SHARE 0.005
 
 const char tree_usage[] =
-    "usage: shimview tree [--rate NAME] [--min-share PCT] [--depth N] (FILE | -)\n"
+    "usage: shimview tree [--callers FUNCTION] [--rate NAME] [--min-share PCT] [--depth N]\n"
+    "                     [--tid TID] [--focus FUNCTION] [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print the calling-context tree of a profile of a program built with\n"
     "-finstrument-functions, top down, one tree per thread: each context with its\n"
     "inclusive share (its samples and its callees') and exclusive share (its own) of the\n"
     "attributed samples and its function, children sorted by inclusive samples. Contexts\n"
     "under --min-share, or deeper than --depth, are folded into one line '...N more' per\n"
-    "parent; contexts without samples are not shown.\n"
+    "parent; contexts without samples are not shown. With --callers, the tree bottom up:\n"
+    "FUNCTION, then its callers, their callers, and so on (every thread's together), each\n"
+    "with the share of samples that reached FUNCTION through it (total) and of those in\n"
+    "which FUNCTION itself ran (self).\n"
     "\n"
+    "  -c, --callers FUNCTION the callers of FUNCTION, bottom up, instead of the tree\n"
     "  -r, --rate NAME        add the rate over each context's inclusive and exclusive\n"
     "                         periods\n"
     "  -m, --min-share PCT    fold contexts whose inclusive share is under PCT percent\n"
     "                         (default 0.5; 0 shows every context with samples)\n"
     "  -d, --depth N          show N levels below each thread's root (default: all)\n"
+    "      --tid TID          only the samples of thread TID (again: of any of them)\n"
+    "      --focus FUNCTION   only the samples whose call stack holds FUNCTION (again:\n"
+    "                         any of them)\n"
+    "      --ignore FUNCTION  leave out the samples whose call stack holds FUNCTION\n"
+    "                         (again: any of them)\n"
     "  -h, --help             print this help\n";
 
 /* The connectors: a child that has siblings after it, the last child, and what a line
@@ -180,7 +191,9 @@ static int walk(struct tree_walk *w)
     return sp == 0 ? 0 : -1;
 }
 
-static struct table *tree_table(const struct calltree *ct, long rate)
+/* The table: the two shares (heads[0], heads[1]: "incl" and "excl" in the tree), the
+ * rate over each when rate is not negative, the tree (heads[2]). */
+static struct table *tree_table(const struct calltree *ct, long rate, const char *const *heads)
 {
     size_t ncols = rate >= 0 ? 5 : 3;
     enum table_align align[5] = {TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT, TABLE_LEFT};
@@ -189,21 +202,35 @@ static struct table *tree_table(const struct calltree *ct, long rate)
     if (!t) return NULL;
     size_t c = 0;
     table_add_row(t);
-    table_set(t, c++, "incl");
-    table_set(t, c++, "excl");
+    table_set(t, c++, "%s", heads[0]);
+    table_set(t, c++, "%s", heads[1]);
     if (rate >= 0) {
-        table_set(t, c++, "%s incl", ct->p->rates[rate].name);
-        table_set(t, c++, "%s excl", ct->p->rates[rate].name);
+        table_set(t, c++, "%s %s", ct->p->rates[rate].name, heads[0]);
+        table_set(t, c++, "%s %s", ct->p->rates[rate].name, heads[1]);
     }
-    table_set(t, c, "context");
+    table_set(t, c, "%s", heads[2]);
     table_column_class(t, c, "tree");
     table_end_header(t);
     return t;
 }
 
+/* w's tree under a root line named root_name, the shares headed heads[0] and heads[1]. */
+static int draw(FILE *f, enum report_format fmt, struct tree_walk *w, const char *root_name,
+                const char *const *heads)
+{
+    if (!(w->t = tree_table(w->ct, w->rate, heads))) return -1;
+    line(w, &w->th->incl[0], &w->th->excl[0], 0, "", root_name);
+    int rc = walk(w);
+    if (rc == 0) rc = fmt == REPORT_HTML ? table_print_html(w->t, f) : table_print_text(w->t, f);
+    table_free(w->t);
+    w->t = NULL;
+    return rc;
+}
+
 /* One thread: a line saying whose tree it is, then the tree. */
 static int write_thread(FILE *f, enum report_format fmt, struct tree_walk *w)
 {
+    static const char *const heads[] = {"incl", "excl", "context"};
     const struct profile_cct_thread *t = w->th->t;
     const struct calltree_count *root = &w->th->incl[0];
     char a[32], b[32], text[256];
@@ -217,14 +244,22 @@ static int write_thread(FILE *f, enum report_format fmt, struct tree_walk *w)
              stats_format_share(calltree_share(w->ct, root), b, sizeof b), contexts, t->nnodes - 2);
     report_note(f, fmt, text);
     if (root->samples == 0) return 0;
-    if (!(w->t = tree_table(w->ct, w->rate))) return -1;
     snprintf(text, sizeof text, "thread %" PRIu64, t->tid);
-    line(w, root, &w->th->excl[0], 0, "", text);
-    int rc = walk(w);
-    if (rc == 0) rc = fmt == REPORT_HTML ? table_print_html(w->t, f) : table_print_text(w->t, f);
-    table_free(w->t);
-    w->t = NULL;
-    return rc;
+    return draw(f, fmt, w, text, heads);
+}
+
+/* The line under a tree: text, then which of its lines (what: "contexts") were folded. */
+static void legend(FILE *f, enum report_format fmt, const struct tree_walk *w, const char *what,
+                   char *text, size_t len)
+{
+    size_t n = strlen(text);
+    char under[64] = "";
+    if (w->min_share > 0) snprintf(under, sizeof under, "under %g%% of them", 100 * w->min_share);
+    if (n < len && (w->min_share > 0 || w->depth))
+        snprintf(text + n, len - n, "; %s %s%s%s folded into '%s' lines", what, under,
+                 w->min_share > 0 && w->depth ? " or " : "",
+                 w->depth ? "below the depth shown" : "", w->look->more);
+    report_note(f, fmt, text);
 }
 
 int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate,
@@ -244,26 +279,54 @@ int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long 
     }
     free(w.prefix);
     if (fmt == REPORT_TEXT) fputc('\n', f);
-    int n = snprintf(text, sizeof text,
-                     "incl: samples in the context and in what it called; excl: in the context "
-                     "itself (a thread's: outside every instrumented function); shares of the "
-                     "attributed samples");
-    char under[64] = "";
-    if (min_share > 0) snprintf(under, sizeof under, "under %g%% of them", 100 * min_share);
-    if (n > 0 && (size_t)n < sizeof text && (min_share > 0 || depth))
-        snprintf(text + n, sizeof text - (size_t)n, "; contexts %s%s%s folded into '%s' lines",
-                 under, min_share > 0 && depth ? " or " : "", depth ? "below the depth shown" : "",
-                 w.look->more);
-    report_note(f, fmt, text);
+    snprintf(text, sizeof text,
+             "incl: samples in the context and in what it called; excl: in the context "
+             "itself (a thread's: outside every instrumented function); shares of the "
+             "attributed samples");
+    legend(f, fmt, &w, "contexts", text, sizeof text);
+    return rc;
+}
+
+/* The callers of a function as `tree --callers` prints them: a line saying whose, then
+ * the tree bottom up (name: what the user named the function by). 0, or -1 when memory
+ * ran out. */
+static int callers_write(FILE *f, const struct calltree *ct, const struct callers *c,
+                         const char *name, long rate, double min_share, size_t depth, int utf8)
+{
+    static const char *const heads[] = {"total", "self", "caller"};
+    struct tree_walk w = {.ct = ct,
+                          .th = &c->th,
+                          .look = utf8 ? &look_utf8 : &look_ascii,
+                          .rate = rate,
+                          .min_share = min_share,
+                          .depth = depth};
+    const struct calltree_count *root = &c->th.incl[0], *self = &c->th.excl[0];
+    char a[32], b[32], text[512];
+    snprintf(text, sizeof text,
+             "callers of %s: %s samples reached it, %.2f%%; %s of them in its own code, %.2f%%",
+             name, fmt_count(root->samples, a, sizeof a), 100 * calltree_share(ct, root),
+             fmt_count(self->samples, b, sizeof b), 100 * calltree_share(ct, self));
+    report_note(f, REPORT_TEXT, text);
+    int rc = root->samples ? draw(f, REPORT_TEXT, &w, name, heads) : 0;
+    free(w.prefix);
+    fputc('\n', f);
+    snprintf(text, sizeof text,
+             "bottom up: each line a caller of the line above it; total: samples that reached %s "
+             "through those callers (it and what it called), less those that came from the "
+             "thread's root with no instrumented caller there; self: those in which %s itself "
+             "ran; shares of the attributed samples",
+             name, name);
+    legend(f, REPORT_TEXT, &w, "callers", text, sizeof text);
     return rc;
 }
 
 /* ---- the command ---- */
 
 struct tree_options {
-    const char *rate, *file;
+    const char *rate, *file, *callers;
     double min_share;
     long depth;
+    struct filter_spec filter;
 };
 
 static int parse_percent(const char *text, double *out)
@@ -283,13 +346,23 @@ static int parse_options(int argc, char **argv, struct tree_options *o)
         {"rate", required_argument, NULL, 'r'},
         {"min-share", required_argument, NULL, 'm'},
         {"depth", required_argument, NULL, 'd'},
+        {"callers", required_argument, NULL, 'c'},
+        FILTER_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int opt;
+    int opt, rc;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":r:m:d:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":r:m:d:c:h", options, NULL)) != -1) {
+        if ((rc = filter_option("tree", opt, &o->filter)) != 0) {
+            if (rc != 1) return rc;
+            continue;
+        }
         switch (opt) {
+        case 'c':
+            if (!optarg[0]) return usage_error("tree", "--callers needs a function name");
+            o->callers = optarg;
+            break;
         case 'r':
             if (!optarg[0]) return usage_error("tree", "--rate needs a rate name");
             o->rate = optarg;
@@ -314,22 +387,43 @@ static int parse_options(int argc, char **argv, struct tree_options *o)
     return 0;
 }
 
+/* The callers of the functions o->callers names, bottom up. 0, -1 when memory ran out,
+ * or EXIT_USAGE_ERROR after a message (no such function). */
+static int print_callers(const struct tree_options *o, const struct filtered_calltree *x, long rate,
+                         int utf8)
+{
+    unsigned char *marks = calloc(x->p->nfunctions + 1, 1);
+    if (!marks) return -1;
+    int rc = filter_find_functions(x->p, o->callers, "--callers", 1, "tree", marks);
+    struct callers *c = rc ? NULL : callers_build(x->ct, marks);
+    if (rc == 0)
+        rc = !c ? -1
+                : callers_write(stdout, x->ct, c, o->callers, rate, o->min_share, (size_t)o->depth,
+                                utf8);
+    callers_free(c);
+    free(marks);
+    return rc;
+}
+
 int tree_main(int argc, char **argv)
 {
     struct tree_options o = {.min_share = DEFAULT_MIN_SHARE};
-    struct profile *p;
-    struct calltree *ct;
+    struct filtered_calltree x;
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
-    if ((rc = calltree_load(o.file, &p, &ct)) != 0) return rc;
+    if ((rc = filter_load_calltree(o.file, &o.filter, "tree", &x)) != 0) return rc;
     size_t rate = 0;
-    rc = o.rate ? calltree_find_rate(p, o.rate, "tree", &rate) : 0;
-    if (rc == 0 && tree_write(stdout, REPORT_TEXT, ct, o.rate ? (long)rate : -1, o.min_share,
-                              (size_t)o.depth, sparkline_style_from_locale() == SPARKLINE_UTF8)) {
-        fprintf(stderr, "shimview: %s: out of memory while printing\n", p->file);
+    int utf8 = sparkline_style_from_locale() == SPARKLINE_UTF8;
+    rc = o.rate ? calltree_find_rate(x.p, o.rate, "tree", &rate) : 0;
+    if (rc == 0) filter_note(stdout, &x.view, &o.filter);
+    if (rc == 0)
+        rc = o.callers ? print_callers(&o, &x, o.rate ? (long)rate : -1, utf8)
+                       : tree_write(stdout, REPORT_TEXT, x.ct, o.rate ? (long)rate : -1,
+                                    o.min_share, (size_t)o.depth, utf8);
+    if (rc < 0) {
+        fprintf(stderr, "shimview: %s: out of memory while printing\n", x.p->file);
         rc = EXIT_FILE_ERROR;
     }
-    calltree_free(ct);
-    profile_free(p);
+    filter_free_calltree(&x);
     return rc;
 }

@@ -1,6 +1,7 @@
 /*
  * view.c -- what the table commands share (functions, contexts, loops, paths, threads):
- * their options (--rate, --top, --all, --csv and a command's own --sort or --function),
+ * their options (--rate, --top, --all, --csv, --json, --sort with the command's keys, and
+ * a command's own --function),
  * how many rows a table shows, and the cells of shares and rates, so that the same
  * number reads the same in every table.
  */
@@ -77,18 +78,20 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
     static const struct option options[] = {
         MATCH_TABLE_LONG_OPTIONS,
         {"rate", required_argument, NULL, 'r'},
-        {"sort", required_argument, NULL, 's'},
         {"function", required_argument, NULL, 'f'},
+        FILTER_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char shorts[16] = ":n:ar:h";
-    int opt, sort = strchr(own, 's') != NULL, function = strchr(own, 'f') != NULL;
+    int opt, sort = o->t.nsort_keys > 0, function = strchr(own, 'f') != NULL;
+    int filters = strchr(own, 'F') != NULL;
     strcat(shorts, sort ? "s:" : "");
     strcat(shorts, function ? "f:" : "");
     opterr = 0;
     while ((opt = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
         int taken = match_table_option(cmd, opt, &o->t);
+        if (!taken && filters) taken = filter_option(cmd, opt, &o->filter);
         if (taken == EXIT_USAGE_ERROR) return taken;
         if (taken) continue;
         switch (opt) {
@@ -101,12 +104,12 @@ int view_parse_options(int argc, char **argv, const char *cmd, const char *usage
             if (!optarg[0]) return usage_error(cmd, "--function needs a function name");
             o->function = optarg;
             break;
-        case 's':
-            if (!sort) return usage_error(cmd, "unknown option '--sort'");
-            if (strcmp(optarg, "incl") != 0 && strcmp(optarg, "excl") != 0)
-                return usage_error(cmd, "--sort expects 'incl' or 'excl', not '%s'", optarg);
-            o->sort_excl = strcmp(optarg, "excl") == 0;
-            break;
+        case 's': /* a table without sort keys */
+            return usage_error(cmd, "unknown option '--sort'");
+        case 'T':
+        case 'F':
+        case 'I': /* a table without filters */
+            return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         case 'h':
             fputs(usage, stdout);
             return -1;

@@ -690,11 +690,17 @@ static int read_cost(struct reader *r, const json_t *root, struct profile_cost *
  * reason, not for whatever else it changed. */
 static int read_header(struct reader *r, const json_t *root, struct profile *p)
 {
-    const char *format;
-    if (member_string(r, root, "format", &format)) return -1;
-    if (strcmp(format, PROFILE_FORMAT_NAME) != 0) {
+    const json_t *format = json_object_get(root, "format");
+    if (!format)
+        return reader_fail(r, "a JSON object without \"format\": \"" PROFILE_FORMAT_NAME
+                              "\"; not a shim profile");
+    if (!json_is_string(format) || strcmp(json_string_value(format), PROFILE_FORMAT_NAME) != 0) {
         path_key(r, "format");
-        return reader_expected(r, json_object_get(root, "format"), "\"" PROFILE_FORMAT_NAME "\"");
+        if (json_is_string(format))
+            return reader_fail(r,
+                               "\"%.40s\" is not \"" PROFILE_FORMAT_NAME "\"; not a shim profile",
+                               json_string_value(format));
+        return reader_fail(r, "expected \"" PROFILE_FORMAT_NAME "\"; not a shim profile");
     }
     if (member_u64(r, root, "version", &p->version)) return -1;
     size_t mark = path_key(r, "version");
@@ -711,7 +717,9 @@ static int read_header(struct reader *r, const json_t *root, struct profile *p)
 static int read_profile(struct reader *r, struct profile *p)
 {
     const json_t *root = p->root;
-    if (!json_is_object(root)) return reader_fail(r, "expected a JSON object at the top level");
+    if (!json_is_object(root))
+        return reader_fail(r, "a JSON %s, not an object; not a shim profile",
+                           json_is_array(root) ? "array" : "value");
     if (read_header(r, root, p) || read_program(r, root, &p->program) ||
         read_config(r, root, &p->config) || read_machine(r, root, &p->machine) ||
         read_placement(r, root, &p->placement) || read_run(r, root, &p->run) ||

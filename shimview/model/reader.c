@@ -193,6 +193,21 @@ fail:
 json_t *reader_parse(struct reader *r, const char *data, size_t len)
 {
     json_error_t jerr;
+    size_t first = 0;
+    while (first < len && strchr(" \t\r\n", data[first]) && data[first])
+        first++;
+    /* A file that is not JSON at all is no profile: say that, not where jansson stopped
+     * (a truncated profile, which begins as one, gets jansson's line and column). */
+    if (first == len) {
+        reader_fail(r, "empty; not a shim profile");
+        return NULL;
+    }
+    if (data[first] != '{' && data[first] != '[') {
+        json_t *any = json_loadb(data, len, JSON_DECODE_ANY, &jerr);
+        reader_fail(r, "%s; not a shim profile", any ? "a JSON value, not an object" : "not JSON");
+        json_decref(any);
+        return NULL;
+    }
     json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && jerr.line > 0)
         snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, jerr.line, jerr.column, jerr.text);

@@ -96,6 +96,12 @@ void plot_file_stem(const char *file, char *buf, size_t len);
 int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
                     const struct plot_ctx *c);
 
+/* The same to where -o puts a file called name (output.h): given is what -o named (NULL:
+ * nothing), a directory always when dir (a command writing several files), else
+ * output_path()'s file or directory. */
+int plot_write_output(const char *given, int dir, const char *name,
+                      int (*draw)(FILE *, const struct plot_ctx *), const struct plot_ctx *c);
+
 /* ---- plot_axis.c ---- */
 
 /* A map from data values [d0, d1] to pixels [r0, r1], linear or log10. */

@@ -85,3 +85,16 @@ int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx 
     if (!to_stdout) printf("%s\n", path);
     return 0;
 }
+
+int plot_write_output(const char *given, int dir, const char *name,
+                      int (*draw)(FILE *, const struct plot_ctx *), const struct plot_ctx *c)
+{
+    char *path = dir ? output_in_dir(given, name) : output_path(given, name);
+    if (!path) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
+    }
+    int rc = plot_write_file(path, draw, c);
+    free(path);
+    return rc;
+}

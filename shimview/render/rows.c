@@ -159,11 +159,13 @@ struct table *rows_csv_table(const struct profile *p, const struct rows_look *l)
     size_t c = 0;
     table_add_row(t);
     table_set(t, c++, "thread");
+    if (l->thread_name) table_column_text(t, c);
     if (l->thread_name) table_set(t, c++, "thread_name");
     if (l->slots) {
         table_set(t, c++, "slot");
         table_set(t, c++, "value");
     }
+    table_column_text(t, c);
     table_set(t, c++, "name");
     table_set(t, c++, "samples");
     table_set(t, c++, "share");

@@ -27,9 +27,9 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* ---- what report.c needs from main.c ----
+/* ---- what report.c needs from base/usage.c ----
  *
- * report.c's option parsing calls these; the target prints loaded profiles and never
+ * report.c's option parsing (and paths.c's list of close names) calls these; the target prints loaded profiles and never
  * parses a command line, so reaching one is a bug in the target. */
 
 int usage_error(const char *cmd, const char *fmt, ...)
@@ -47,6 +47,19 @@ int option_error(const char *cmd, int opt, char **argv)
 int parse_count_option(const char *cmd, const char *option, const char *text, long *out)
 {
     (void)cmd, (void)option, (void)text, (void)out;
+    abort();
+}
+
+long usage_pick(const char *cmd, const char *option, const char *text, const char *const *names,
+                size_t n)
+{
+    (void)cmd, (void)option, (void)text, (void)names, (void)n;
+    abort();
+}
+
+int usage_near(const char *typed, const char *name)
+{
+    (void)typed, (void)name;
     abort();
 }
 

@@ -33,5 +33,17 @@ grep -q "memory bandwidth per tag: " "$tmp/out" && ok "says whether memory bandw
 "$info" --help >/dev/null 2>&1 && ok "--help exits 0" || bad "--help"
 "$info" --bogus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && ok "an unknown option exits 2" || bad "unknown option status"
+grep -q "^shim-info: unknown option '--bogus'$" "$tmp/err" && ok "the message names the option" ||
+    bad "unknown option message: $(cat "$tmp/err")"
+grep -q "Try 'shim-info --help'" "$tmp/err" && ok "and gives a hint" || bad "no hint"
+"$info" -x >/dev/null 2>"$tmp/err"
+grep -q "^shim-info: unknown option '-x'$" "$tmp/err" && ok "a short option is named too" ||
+    bad "short option message: $(cat "$tmp/err")"
+"$info" extra >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "takes no arguments, got 'extra'" "$tmp/err" && ok "an argument is refused, named" ||
+    bad "argument: $(cat "$tmp/err")"
+"$info" --version >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && grep -Eqx 'shim-info [0-9]+\.[0-9]+\.[0-9]+ \(profile format version [0-9]+\)' "$tmp/out" &&
+    ok "--version: name, version and profile format, as shimview's" || bad "--version: $(cat "$tmp/out")"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -124,7 +124,10 @@ offers "export functions" shimview ""
 offers "tree" shimview tr
 offers "--format --output --no-demangle --help" shimview export -
 offers "perfetto pprof folded csv" shimview export -f ""
-offers "incl excl" shimview functions --sort ""
+offers "incl excl name" shimview functions --sort ""
+offers "samples time name" shimview report --sort ""
+offers "a b change name" shimview compare -s ""
+offers "--json=tags --json=period --json=by" shimview report --json=
 offers "--csv=tags --csv=period --csv=by" shimview report --csv=
 offers "--output --observer-cpu" shimrun --o
 offers "--period --sigint --quiet --" shimrun -

@@ -16,6 +16,13 @@ expect "a profile is written" json p.json "d['samples']['total'] > 1000"
 expect "the main thread is the observed one" json p.json "d['placement']['observed_tid']==d['program']['pid']"
 expect "the summary line names it" has err "shim: wrote p.json"
 
+"$shimrun" --version >out 2>err
+expect "--version: its name, version and profile format, exit 0" \
+    sh -c "[ $? -eq 0 ] && grep -Eqx 'shimrun [0-9]+\.[0-9]+\.[0-9]+ \(profile format version [0-9]+\)' out"
+"$shimrun" --bogus "$plain" >out 2>err
+expect "an unknown option: exit 2, named, with a hint" \
+    sh -c "[ $? -eq 2 ] && grep -q -- \"'--bogus'\" err && grep -q 'shimrun --help' err"
+
 "$shimrun" -o q.json -p 5000 --quiet -- "$plain" 0.1 >out 2>err
 expect "options become SHIM_* variables" json q.json "d['config']['period']==5000"
 expect "--quiet: nothing on stderr" test ! -s err

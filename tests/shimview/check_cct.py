@@ -15,8 +15,16 @@ path). KIND says what FILE is:
   pprof       `export --format pprof` output (ARGS: pprof.proto): decoded by protoc
   tree        `tree` text output (ARGS: utf8 or ascii, the min share in %)
   html        `html` output: the functions table and the tree, parsed by html.parser
+  callers     `tree --callers F --min-share 0` text output, ASCII (ARGS: F): F's callers
+              bottom up, each line's total and self shares and its place in the tree
   real        `functions --csv` output of plain_target, whose heavy() does 3x light()'s work
   real-folded `export --format folded` output of plain_target
+
+With CHECK_FILTER set ("tid=4242;focus=walk;ignore=eval", each key any number of times)
+FILE is the output of the same command given --tid, --focus and --ignore: the entries
+counted are those the filter keeps (a thread's; a stack, its context's path and slot 8's
+function, that holds a focus function and no ignored one), `other` only without --tid
+and --focus, and shares stay shares of every attributed sample.
 
 Prints one "ok: ..." or "FAIL: ..." line per check.
 """
@@ -60,13 +68,35 @@ class Profile:
         s = d["samples"]
         self.attributed = s["total"] - s["interrupted"]
         self.cycles = sum(t["cycles"] for t in d["tags"]) + d["other"]["cycles"]
-        self.entries = d["tags"]
+        self.all_entries = d["tags"]
+        self.other = d["other"]["samples"]
         self.nrates = len(d["rates"])
         # The observer files a sample under whatever thread ran on the CPU it watched: the
         # program's are the tids placement.threads lists (all, in a profile without it).
         listed = d["placement"].get("threads")
         self.tids = None if listed is None else {t["tid"] for t in listed}
         self.program = sum(t["samples"] for t in d["tags"] if self.group(t) is None)
+        spec = {"tid": [], "focus": [], "ignore": []}
+        for item in filter(None, os.environ.get("CHECK_FILTER", "").split(";")):
+            k, _, v = item.partition("=")
+            spec[k].append(int(v) if k == "tid" else v)
+        self.entries = [e for e in d["tags"] if self.keeps(e, spec)]
+        if spec["tid"] or spec["focus"]:
+            self.other = 0  # `other` has no thread and no stack
+        self.kept = sum(e["samples"] for e in self.entries) + self.other
+
+    def stack(self, e):
+        """The labels of the functions on entry e's stack: its path's and slot 8's."""
+        ctx = self.context(e)
+        out = {self.node_label(ctx[0], n) for n in self.path(*ctx)} if ctx else set()
+        f = self.function(e)
+        return (out | {self.label(f)} if f else out) - {ROOT, OVERFLOW}
+
+    def keeps(self, e, spec):
+        if spec["tid"] and e["thread"] not in spec["tid"]:
+            return False
+        s = self.stack(e)
+        return (not spec["focus"] or s & set(spec["focus"])) and not s & set(spec["ignore"])
 
     def group(self, e):
         """The one frame shimview gives an entry of another thread than the program's (its
@@ -227,7 +257,7 @@ def check_contexts(path):
 def expected_folded():
     """The stacks: the context's path, then the user slots whose value varies."""
     user = [i for i in range(len(P.d["signals"]["tags"])) if i not in (P.m, P.c) and
-            len({e["values"][i] for e in P.entries}) > 1]
+            len({e["values"][i] for e in P.all_entries}) > 1]
     out = {}
     for e in P.entries:
         if not e["samples"]:
@@ -240,8 +270,8 @@ def expected_folded():
                 P.d["signals"]["tags"][i]["name"], v)))
         key = ";".join(f.replace(";", "_") for f in ([P.group(e)] if P.group(e) else frames))
         out[key] = out.get(key, 0) + e["samples"]
-    if P.d["other"]["samples"]:
-        out["other"] = out.get("other", 0) + P.d["other"]["samples"]
+    if P.other:
+        out["other"] = out.get("other", 0) + P.other
     return out
 
 
@@ -266,8 +296,8 @@ def check_folded(path):
           set(got) == set(want), sorted(set(got) ^ set(want)))
     for k, v in want.items():
         check("folded: %s has %d samples" % (k, v), got.get(k) == v, got.get(k))
-    check("folded: counts add up to the attributed samples (%d)" % P.attributed,
-          sum(got.values()) == P.attributed, sum(got.values()))
+    check("folded: counts add up to the samples kept (%d)" % P.kept,
+          sum(got.values()) == P.kept, sum(got.values()))
 
 
 def decode_pprof(path, proto):
@@ -323,7 +353,10 @@ def check_pprof(path, proto):
     files = {strings[int(m["filename"][0])] for m in mappings.values()}
     modules = {P.by_id[P.threads[i]["nodes"][n][1]]["module"] for i in P.threads
                for n in range(2, len(P.threads[i]["nodes"]))} - {None}
-    check("pprof: a mapping per module of a function", files == modules, (files, modules))
+    labels = {P.label(f): f for f in P.d["functions"]}
+    used_modules = {labels[n]["module"] for n in used if n in labels} - {None}
+    check("pprof: a mapping per module of a function of the stacks",
+          used_modules <= files <= modules, (files, used_modules, modules))
     for f in P.d["functions"]:
         loc = next((l for l in locations.values()
                     if strings[int(functions[int(l["line"][0]["function_id"])]["name"][0])] ==
@@ -345,8 +378,8 @@ def check_pprof(path, proto):
                               ["name"][0])] for i in s["location_id"]][::-1]
         key = ";".join(frames)
         stacks[key] = stacks.get(key, 0) + int(s["value"][0])
-    check("pprof: the samples add up to the attributed samples (%d)" % P.attributed,
-          sum(stacks.values()) == P.attributed, sum(stacks.values()))
+    check("pprof: the samples add up to the samples kept (%d)" % P.kept,
+          sum(stacks.values()) == P.kept, sum(stacks.values()))
     want = expected_folded()
     check("pprof: the stacks are folded's stacks, leaf last", stacks == want,
           sorted(set(stacks.items()) ^ set(want.items()))[:4])
@@ -369,6 +402,9 @@ def check_tree(path, style, min_share):
                 for n in [0] + P.path(t, ctx[1]):
                     incl[n] = incl.get(n, 0) + e["samples"]
         root = next((l for l in lines if l.endswith("  thread %d" % t["tid"])), None)
+        if not incl.get(0):
+            check("tree: no tree for thread %d, which has no samples" % t["tid"], root is None)
+            continue
         check("tree: a tree for thread %d" % t["tid"], root is not None, text[:300])
         if root is None:
             continue
@@ -446,6 +482,54 @@ def check_html(path):
           all("thread %d" % t["tid"] in names for t in P.threads.values()), names)
 
 
+def expected_callers(fname):
+    """Per chain of callers of fname (a tuple, nearest caller first; () for fname itself):
+    [samples that reached fname through it, those of them in fname's own code]."""
+    out = {}
+    for e in P.entries:
+        ctx = P.context(e)
+        if not ctx or ctx[1] < 2:
+            continue
+        labels = [P.node_label(ctx[0], n) for n in P.path(*ctx)]
+        at = [i for i, lab in enumerate(labels) if lab == fname]
+        if not at:
+            continue
+        k = at[-1]
+        chain = tuple(reversed(labels[:k]))
+        for d in range(len(chain) + 1):
+            acc = out.setdefault(chain[:d], [0, 0])
+            acc[0] += e["samples"]
+            acc[1] += e["samples"] if k == len(labels) - 1 else 0
+    return out
+
+
+def check_callers(path, fname):
+    lines = open(path, encoding="utf-8").read().splitlines()
+    want = {k: v for k, v in expected_callers(fname).items() if v[0]}
+    head = next((i for i, l in enumerate(lines) if l.split()[:3] == ["total", "self", "caller"]),
+                None)
+    check("callers: a table headed total, self, caller", head is not None, lines[:4])
+    if head is None:
+        return
+    column = lines[head].index("caller")
+    got, stack = {}, []
+    for l in lines[head + 2:]:
+        if not l.strip():
+            break
+        shares, tree = l[:column].split(), l[column:]
+        name = tree.lstrip("|` -")
+        depth = (len(tree) - len(name)) // 3
+        stack[depth:] = [name]
+        got[tuple(stack[1:])] = shares
+    check("callers: the root line is %s" % fname, () in got and stack[:1] == [fname], lines[:6])
+    check("callers: one line per chain of callers (%d)" % len(want), set(got) == set(want),
+          sorted(set(got) ^ set(want))[:4])
+    for k, (total, own) in want.items():
+        shares = ["%.2f%%" % (100 * total / P.attributed), "%.2f%%" % (100 * own / P.attributed)]
+        check("callers: %s total %d, self %d" % (" < ".join((fname,) + k), total, own),
+              got.get(k) == shares, got.get(k))
+
+
 def check_real(path):
     rows = {r["function"]: r for r in csv.DictReader(open(path, encoding="utf-8"))}
     for name in ("main", "light", "heavy"):
@@ -493,6 +577,7 @@ def main(argv):
     P = Profile(profile)
     {"functions": check_functions, "contexts": check_contexts, "folded": check_folded,
      "pprof": check_pprof, "tree": check_tree, "html": check_html, "real": check_real,
+     "callers": check_callers,
      "real-folded": check_real_folded}[kind](path, *argv[4:])
     print("\n".join(results))
 

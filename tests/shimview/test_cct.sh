@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_cct.sh -- shimview's calling-context views: functions, contexts, tree, the folded
-# and pprof exports of real call paths, the names report gives the reserved slots, html.
+# and pprof exports of real call paths, the names report gives the reserved slots, html;
+# on the real profile, the filters (--focus, --ignore) and the callers view too.
 #
 #     sh test_cct.sh SHIMVIEW FIXTURES_DIR WORK_DIR PPROF_PROTO SHIMRUN PLAIN_TARGET
 #
@@ -204,6 +205,23 @@ if [ -s "$REAL" ] && python3 -c "import json,sys; sys.exit('cct' not in json.loa
     run html -o "$WORK/real/plain.html" "$REAL"
     expect_status "html of the real profile" 0
     check html "$REAL" "$WORK/real/plain.html"
+    # the filters and the callers view on a real profile, recounted from it
+    run functions --csv --focus heavy "$REAL"
+    expect_status "functions --focus heavy of the real profile" 0
+    cp "$WORK/out" "$WORK/real/focus.csv"
+    CHECK_FILTER="focus=heavy" && export CHECK_FILTER
+    check functions "$REAL" "$WORK/real/focus.csv"
+    CHECK_FILTER="ignore=heavy" && export CHECK_FILTER
+    run export --format folded --ignore heavy "$REAL"
+    cp "$WORK/out" "$WORK/real/ignore.folded"
+    check folded "$REAL" "$WORK/real/ignore.folded"
+    expect_not_in "$WORK/real/ignore.folded" "heavy" "export --ignore heavy: no stack holds heavy"
+    unset CHECK_FILTER
+    LC_ALL=C "$SHIMVIEW" tree --callers light --min-share 0 "$REAL" >"$WORK/real/callers.txt" 2>"$WORK/err"
+    rc=$?
+    expect_status "tree --callers light of the real profile" 0
+    check callers "$REAL" "$WORK/real/callers.txt" light
+    expect_in "$WORK/real/callers.txt" "\`- main" "tree --callers light: main calls light"
 else
     fail "plain_target under shimrun wrote no calling-context profile ($(head -c 300 "$WORK/real/target.err"))"
 fi

@@ -256,8 +256,12 @@ run export -f perfetto --max-events 0 "$T/one.json"
 expect_status "--max-events 0" 2
 run export -f folded --trace "$T/one.json.trace" "$GOOD"
 expect_status "--trace with folded" 2
+: >"$WORK/a-file"
+run export -f csv -o "$WORK/a-file/x.csv" "$T/one.json"
+expect_status "export under a file that is not a directory" 1
+rm -rf "$WORK/no-such-dir"
 run export -f csv -o "$WORK/no-such-dir/x.csv" "$T/one.json"
-expect_status "export into a missing directory" 1
+expect_status "export into a missing directory: made" 0
 run timeline --from later "$T/one.json"
 expect_status "timeline --from later" 2
 run timeline --from 2ms --to 1ms "$T/one.json"

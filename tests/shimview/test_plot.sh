@@ -144,8 +144,12 @@ run plot "$GOOD" "$GOOD"
 expect_status "plot with two files" 2
 run plot -o "$OUT" "$WORK/no-such-profile.json"
 expect_status "plot of a missing file" 1
+: >"$WORK/a-file"
+run plot -o "$WORK/a-file" "$GOOD"
+expect_status "plot into a file that is not a directory" 1
+rm -rf "$WORK/no-such-dir"
 run plot -o "$WORK/no-such-dir" "$GOOD"
-expect_status "plot into a missing directory" 1
+expect_status "plot into a missing directory: made" 0
 run plot -o "$OUT" "$FIXTURES/bad/$(ls "$FIXTURES/bad" | head -n 1)"
 expect_status "plot of an invalid profile" 1
 

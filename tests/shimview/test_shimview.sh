@@ -199,7 +199,7 @@ while IFS='|' read -r name text; do
     expect_in "$TMP/err" "$text" "bad/$name names the problem"
 done <<'EOF'
 truncated.json|truncated.json:
-wrong-format.json|format: expected "shim-profile"
+wrong-format.json|format: "perf-script" is not "shim-profile"; not a shim profile
 version-99.json|version: 99 is newer
 tags-not-array.json|tags: expected an array
 negative-samples.json|tags[1].samples: expected a non-negative integer
@@ -209,10 +209,38 @@ values-mismatch.json|tags[2].values
 counts-inconsistent.json|samples: kept
 huge-integer.json|too big integer
 deep-nesting.json|depth
-not-an-object.json|top level
+not-an-object.json|a JSON array, not an object; not a shim profile
 rate-missing.json|tags[0].rates[0].rate: missing
 rate-null-with-n.json|but rate is null
 EOF
+# files that are no profile at all: one line, "not a shim profile", naming the file
+: >"$TMP/empty.json"
+printf ' \n\t\n' >"$TMP/blank.json"
+printf 'seq,start_ms\n1,0.5\n' >"$TMP/table.csv"
+printf '{"traceEvents": []}\n' >"$TMP/foreign.json"
+printf '"shim-profile"\n' >"$TMP/string.json"
+printf '{"format": 2}\n' >"$TMP/format-number.json"
+while IFS='|' read -r name text; do
+    for cmd in report functions "export --format folded"; do
+        # shellcheck disable=SC2086 # the command's words
+        run $cmd "$TMP/$name"
+        expect_status "$name ($cmd) exits 1" 1
+        expect_in "$TMP/err" "shimview: $TMP/$name: $text" "$name ($cmd): $text"
+        expect_not_in "$TMP/err" "expected near" "$name ($cmd): not jansson's raw message"
+        if [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass "$name ($cmd): one line"; else fail "$name ($cmd): $(wc -l <"$TMP/err") lines"; fi
+    done
+done <<'EOF'
+empty.json|empty; not a shim profile
+blank.json|empty; not a shim profile
+table.csv|not JSON; not a shim profile
+foreign.json|a JSON object without "format": "shim-profile"; not a shim profile
+string.json|a JSON value, not an object; not a shim profile
+format-number.json|format: expected "shim-profile"; not a shim profile
+EOF
+"$SHIMVIEW" report - <"$TMP/empty.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_status "empty standard input exits 1" 1
+expect_in "$TMP/err" "<stdin>: empty; not a shim profile" "empty standard input: not a shim profile"
 run report "$TMP/does-not-exist.json"
 expect_status "a missing file exits 1" 1
 expect_in "$TMP/err" "does-not-exist.json" "a missing file is named"
@@ -242,6 +270,17 @@ expect_in "$TMP/out" "shimview" "--version names the program"
 run frobnicate
 expect_status "an unknown command exits 2" 2
 expect_in "$TMP/err" "unknown command 'frobnicate'" "an unknown command is named"
+expect_in "$TMP/err" "(commands: report" "an unknown command far from every name: the commands listed"
+expect_not_in "$TMP/err" "did you mean" "an unknown command far from every name: no guess"
+for typo in fucntions:functions contxts:contexts exprt:export rep:report tre:tree thread:threads; do
+    run "${typo%%:*}" "$GOOD"
+    expect_status "a misspelt command (${typo%%:*}) exits 2" 2
+    expect_in "$TMP/err" "unknown command '${typo%%:*}'; did you mean '${typo#*:}'?" \
+        "a misspelt command (${typo%%:*}): did you mean '${typo#*:}'"
+done
+run help fucntions
+expect_status "help with a misspelt command exits 2" 2
+expect_in "$TMP/err" "did you mean 'functions'?" "help with a misspelt command: did you mean"
 run report --frobnicate "$GOOD"
 expect_status "an unknown option exits 2" 2
 expect_in "$TMP/err" "--frobnicate" "an unknown option is named"
