@@ -136,10 +136,11 @@ static uint64_t chain_of(uint64_t v)
     return STACKWALK_IS_CHAIN(v) ? STACKWALK_CHAIN_ID(v) : CHAIN_NONE;
 }
 
-/* The node of chain c in tree t (fns: the functions of its frames, scratch). */
-static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
-                           const struct addr_fn *m, size_t nm, const struct sidetable *st,
-                           uint64_t *fns)
+/* The node of chain c in tree t into *node (fns: the functions of its frames, scratch);
+ * 0, or -1 when memory ran out. A chain without a function (an empty one, or one whose
+ * innermost function is 0: the thread outside its functions) is the thread's root. */
+static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, const struct addr_fn *m,
+                      size_t nm, const struct sidetable *st, uint64_t *fns, uint32_t *node)
 {
     for (unsigned j = 0; j < n; j++) {
         fns[j] = j ? fn_of(m, nm, c[j]) : c[0];
@@ -148,6 +149,8 @@ static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
             break;
         }
     }
+    *node = CCT_NODE_ROOT;
+    if (n == 0) return 0;
     /* the outermost frame the pass instrumented; else (hooks, no side tables) the
      * outermost that a symbol names: the C library's unnamed start-up frames go */
     unsigned top = n - 1;
@@ -169,9 +172,10 @@ static uint32_t chain_node(struct walk_tree *t, const uint64_t *c, unsigned n,
             continue;
         }
         cur = tree_child(t, cur, fns[j], j + 1 < n ? c[j + 1] : 0);
-        if (!cur) return 0;
+        if (!cur) return -1;
     }
-    return cur;
+    *node = cur;
+    return 0;
 }
 
 int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread, uint64_t *ctx,
@@ -219,8 +223,7 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         if (id >= CHAIN_FIRST && id < c->n) {
             unsigned n;
             const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
-            node = chain_node(t, ch, n, m, nm, st, fns);
-            if (!node) goto fail;
+            if (chain_node(t, ch, n, m, nm, st, fns, &node)) goto fail;
         }
         ctx[i] = CCT_SIGNAL(t->index, node);
     }

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "observer/chain_store.h"
+#include "libshim/walk_profile.h"
+#include "signals/cct.h"
 
 /* A fake stack of `depth` frames, `words` words apart, innermost at the lowest address:
  * frame i saves the address of frame i + 1 and returns to rets[i] (ret_base + i when
@@ -212,6 +214,31 @@ static void merge_maps_every_chain(void **state)
     chain_store_free(&b);
 }
 
+/* A chain without a function (the walk read function 0: the thread was outside its
+ * functions) and one of a function alone make trees all the same: the first is the
+ * thread's root, the second one node under it. */
+static void trees_of_chains_without_a_function(void **state)
+{
+    (void)state;
+    static struct chain_store c;
+    assert_int_equal(chain_store_init(&c, 64, 1024), 0);
+    uint32_t none = chain_store_intern(&c, 0, NULL, 0, 0);
+    uint64_t ret[] = {0x1234};
+    uint32_t bare = chain_store_intern(&c, 0, ret, 1, 0);
+    uint32_t one = chain_store_intern(&c, 0x4000, NULL, 0, 0);
+    uint64_t thread[] = {7, 7, 7};
+    uint64_t ctx[] = {STACKWALK_CHAIN(none), STACKWALK_CHAIN(bare), STACKWALK_CHAIN(one)};
+    struct walk_trees w;
+    assert_int_equal(walk_trees_build(&w, 3, thread, ctx, &c, NULL, NULL), 0);
+    assert_int_equal(w.n, 1);
+    assert_int_equal(CCT_SIGNAL_NODE(ctx[0]), CCT_NODE_ROOT);
+    assert_int_equal(CCT_SIGNAL_NODE(ctx[1]), CCT_NODE_ROOT);
+    assert_int_equal(CCT_SIGNAL_NODE(ctx[2]), CCT_NODE_FIRST);
+    assert_int_equal(CCT_SIGNAL_THREAD(ctx[0]), CCT_SIGNAL_THREAD(ctx[2]));
+    walk_trees_free(&w);
+    chain_store_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +249,7 @@ int main(void)
         cmocka_unit_test(store_numbers_each_chain_once),
         cmocka_unit_test(full_store_loses_and_counts),
         cmocka_unit_test(merge_maps_every_chain),
+        cmocka_unit_test(trees_of_chains_without_a_function),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
