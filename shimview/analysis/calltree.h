@@ -72,6 +72,9 @@ void calltree_free(struct calltree *ct);
 /* Add entry t's samples, cycles and rate sums (nrates of them) to c. */
 void calltree_count_entry(struct calltree_count *c, const struct profile_tag *t, size_t nrates);
 
+/* Add count s (its samples, cycles and nrates rate sums) to d. */
+void calltree_count_add(struct calltree_count *d, const struct calltree_count *s, size_t nrates);
+
 /* sum_a / sum_b; NAN without kept periods. And the half-width of its 95% interval. */
 double calltree_rate(const struct calltree_sums *s);
 double calltree_rate_ci95(const struct calltree_sums *s);

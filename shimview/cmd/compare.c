@@ -15,7 +15,8 @@
  * mark says "larger than sampling noise alone explains", not "certainly real".
  *
  * With -o DIR the first rows are also drawn, A over B, by the plot figures (plot_hist.c,
- * plot_cdf.c), which take a second profile for this.
+ * plot_cdf.c), which take a second profile for this; with --flame FILE the calling
+ * contexts are, as `shimview flame --diff` draws them (flame.c).
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/match.h"
@@ -40,7 +41,8 @@
 #define SIGNIFICANT    "*"
 
 const char compare_usage[] =
-    "usage: shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR] A B\n"
+    "usage: shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR]\n"
+    "                        [--flame FILE] A B\n"
     "\n"
     "Compare two profiles tag by tag: for each tag, its share of samples in A and\n"
     "in B and the difference B - A in percentage points with a 95% confidence\n"
@@ -62,12 +64,16 @@ const char compare_usage[] =
     "                    --top) and STEMA-vs-STEMB-cdf.svg (the rate's distribution\n"
     "                    in A and in B); the rate is --rate, else ipc, else the\n"
     "                    first one both have; not with --csv\n"
+    "      --flame FILE  also draw the calling contexts' differential flame graph\n"
+    "                    into FILE (as shimview flame --diff A B does; '-': standard\n"
+    "                    output); both profiles need a calling context; not with --csv\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
     struct match_table_options t;
     const char *rate;
     const char *dir;
+    const char *flame;
     char *file[2];
 };
 
@@ -390,6 +396,7 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     static const struct option options[] = {
         {"rate", required_argument, NULL, 'r'},
         {"output", required_argument, NULL, 'o'},
+        {"flame", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         MATCH_TABLE_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -406,6 +413,10 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
             if (!optarg[0]) return usage_error("compare", "-o needs a directory");
             o->dir = optarg;
             break;
+        case 'F':
+            if (!optarg[0]) return usage_error("compare", "--flame needs a file name");
+            o->flame = optarg;
+            break;
         case 'h':
             fputs(compare_usage, stdout);
             return -1;
@@ -416,6 +427,10 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
         }
     }
     if ((rc = match_table_options_check("compare", &o->t))) return rc;
+    if (o->t.csv && o->flame)
+        return usage_error("compare", "--csv and --flame exclude each other: the CSV is all "
+                                      "that standard output holds; draw the graph in a second "
+                                      "call");
     if (o->t.csv && o->dir) /* the paths of the figures would end up among the records */
         return usage_error("compare", "--csv and -o exclude each other: the CSV is all that "
                                       "standard output holds; draw the figures in a second call");
@@ -482,7 +497,12 @@ int compare_main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
     if ((rc = match_load(o.file, 2, p))) return rc;
-    rc = compare_profiles(p, &o);
+    rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
+    if (rc == 0) rc = compare_profiles(p, &o);
+    if (rc == 0 && o.flame) {
+        fflush(stdout);
+        rc = flame_diff_write(o.flame, p[0], p[1], o.file[0], o.file[1], 0);
+    }
     profile_free(p[0]);
     profile_free(p[1]);
     return rc;

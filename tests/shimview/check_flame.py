@@ -1,0 +1,770 @@
+#!/usr/bin/env python3
+"""check_flame.py -- read back the flame graphs shimview drew, parsed with xml.etree.
+
+    python3 check_flame.py KIND ARGS...
+
+Every expected number is recomputed here from the profiles' JSON (check_cct.py's lookups),
+independently of shimview: the frames (a root "all", a frame per thread, the contexts by
+the names of their paths, the samples without a context as frames of their own), their
+inclusive and exclusive samples, shares and rate sums, and so the width and place each
+frame must have. KIND says what is checked:
+
+  flame PROFILE SVG [hash|rate] [TID]   a flame graph: every frame drawn where it must be
+                                        (inside its caller), as wide as its inclusive
+                                        samples, its tooltip's numbers, its label, its
+                                        colour (by name, or the rate's viridis colour);
+                                        with TID only that thread's frames
+  icicle PROFILE SVG                    the same, upside down
+  diff A B SVG [planted]                a difference from A to B: frames merged by name,
+                                        threads folded, widths, colours by the change of
+                                        share, outlines where its 95% interval excludes
+                                        0, A's frames hatched; with `planted`, what
+                                        flame_fixture.py planted
+  html PROFILE PAGE                     the page's table of contents, its flame graph (as
+                                        `flame --rate`, the page's rate), its sorting script
+  zoom SVG                              the flame graph's script, run by node on a small
+                                        stand-in for the DOM: a click zooms and the root
+                                        zooms out (skipped when node is not installed)
+  sort PAGE                             the page's sorting script, the same way: which
+                                        tables it sorts, and how
+
+Prints one "ok: ..." or "FAIL: ..." line per check.
+"""
+import html.parser
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_cct  # noqa: E402
+from check_cct import ROOT, OVERFLOW  # noqa: E402
+
+NS = "{http://www.w3.org/2000/svg}"
+MARGIN, ROW = 10.0, 18.0
+TOL = 0.11  # coordinates are written to a tenth of a pixel
+MIN_WIDTH = 0.3
+HATCH = "url(#flame-only-a)"
+GREY, NO_RATE = "#d2d2d2", "#ececec"
+VIRIDIS = [(68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140),
+           (40, 174, 128), (94, 201, 98), (173, 220, 48), (253, 231, 37)]
+NO_CONTEXT = "(no calling context)"
+
+results = []
+ATTR = []  # each side's attributed samples: side 0 (B), side 1 (A)
+
+
+def check(what, cond, why=""):
+    results.append(("ok: " if cond else "FAIL: ") + what + ("" if cond else " (%s)" % (why,)))
+
+
+# ---- the expected frames ----
+
+class Frame:
+    def __init__(self, path, nsides, nrates):
+        self.path = path
+        self.incl = [0] * nsides
+        self.excl = [0] * nsides
+        self.rates = [[[0.0] * 6 for _ in range(nrates)] for _ in range(2)]  # incl, excl
+        self.kids = []
+
+
+def sums_add(acc, e):
+    for r, s in enumerate(e["rates"]):
+        if s["n"]:
+            for k, name in enumerate(("n", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab")):
+                acc[r][k] += s[name]
+
+
+def node_names(P, t, node, sites):
+    """The names of the frames from the thread's root's child to node."""
+    out = []
+    for n in P.path(t, node):
+        name = P.node_label(t, n)
+        parent, fid, site = t["nodes"][n]
+        twin = n > 1 and fid is not None and any(
+            m != n and m > 1 and t["nodes"][m][0] == parent and t["nodes"][m][1] == fid
+            for m in range(len(t["nodes"])))
+        if sites and twin and site is not None:
+            name += " @%#x" % site
+        out.append(name)
+    return out
+
+
+def entry_path(P, e, diff):
+    """The path of frame names an entry's samples are exclusive to."""
+    ctx = P.context(e) if not e.get("is_other") else None
+    if ctx is None:
+        if e.get("is_other"):
+            return ("all", "other")
+        return ("all", P.group(e) or NO_CONTEXT)
+    t, node = ctx
+    names = tuple(node_names(P, t, node, not diff))
+    if diff:
+        return ("all",) + (names if node else (ROOT,))
+    return ("all", "thread %d" % t["tid"]) + names
+
+
+def expected(profiles, diff):
+    """The frames, by path, of one profile or (diff) of B (side 0) and A (side 1)."""
+    nrates = len(profiles[0].d["rates"])
+    frames = {}
+
+    def get(path):
+        if path not in frames:
+            frames[path] = Frame(path, len(profiles), nrates)
+            if len(path) > 1:
+                get(path[:-1]).kids.append(frames[path])
+        return frames[path]
+
+    get(("all",))
+    for s, P in enumerate(profiles):
+        entries = [dict(e) for e in P.entries]
+        if P.d["other"]["samples"]:
+            entries.append(dict(P.d["other"], is_other=True))
+        for e in entries:
+            if not e["samples"]:
+                continue
+            path = entry_path(P, e, diff)
+            f = get(path)
+            f.excl[s] += e["samples"]
+            if s == 0:
+                sums_add(f.rates[1], e)
+            for k in range(1, len(path) + 1):
+                g = get(path[:k])
+                g.incl[s] += e["samples"]
+                if s == 0:
+                    sums_add(g.rates[0], e)
+    return frames
+
+
+def ratio(acc):
+    n, sa, sb, saa, sbb, sab = acc
+    if n == 0 or sb <= 0:
+        return None, None
+    R = sa / sb
+    if n < 2:
+        return R, None
+    s_aa = (saa - sa * sa / n) / (n - 1)
+    s_bb = (sbb - sb * sb / n) / (n - 1)
+    s_ab = (sab - sa * sb / n) / (n - 1)
+    var = (s_aa - 2 * R * s_ab + R * R * s_bb) / (n * (sb / n) ** 2)
+    return R, 1.96 * math.sqrt(max(var, 0))
+
+
+# ---- the drawn frames ----
+
+def parse_svg(root):
+    frames = []
+    for g in root.iter(NS + "g"):
+        if g.get("class") != "frame":
+            continue
+        rect, text, title = g.find(NS + "rect"), g.find(NS + "text"), g.find(NS + "title")
+        frames.append({"x": float(rect.get("x")), "w": float(rect.get("width")),
+                       "y": float(rect.get("y")), "fill": rect.get("fill"),
+                       "stroke": rect.get("stroke"), "stroke_width": rect.get("stroke-width"),
+                       "title": title.text if title is not None else "",
+                       "name": (title.text or "").split("\n")[0],
+                       "label": text.text or "" if text is not None else None})
+    return frames
+
+
+def link(frames, icicle):
+    """Depths from the rows, each frame's caller from geometry: the frame one row nearer
+    the root whose span holds it. Returns the frames by path, and the failures."""
+    ys = [f["y"] for f in frames]
+    base = min(ys) if icicle else max(ys)
+    for f in frames:
+        f["depth"] = round((f["y"] - base) / ROW if icicle else (base - f["y"]) / ROW)
+    by_depth = {}
+    for f in frames:
+        by_depth.setdefault(f["depth"], []).append(f)
+    roots = by_depth.get(0, [])
+    check("one root frame", len(roots) == 1, [f["name"] for f in roots])
+    bad = []
+    for d in sorted(by_depth):
+        for f in by_depth[d]:
+            if d == 0:
+                f["path"] = (f["name"],)
+                continue
+            callers = [c for c in by_depth.get(d - 1, []) if c["x"] - TOL <= f["x"] and
+                       f["x"] + f["w"] <= c["x"] + c["w"] + TOL]
+            if len(callers) != 1 or "path" not in callers[0]:
+                bad.append((f["name"], d, [c["name"] for c in callers]))
+                f["path"] = ("?",) * d + (f["name"],)
+                continue
+            f["path"] = callers[0]["path"] + (f["name"],)
+            f["caller"] = callers[0]
+    check("every frame is inside exactly one frame of the row below it (its caller)", not bad,
+          bad[:4])
+    return {f["path"]: f for f in frames}
+
+
+def layout(want, root, width, extent):
+    """Each frame's x and width, placed as shimview places them: callees left to right by
+    inclusive samples in side 0, then by share in side 1, then by name."""
+    out = {}
+    graph = width - 2 * MARGIN
+
+    def share1(f):
+        return f.incl[1] / ATTR[1] if len(ATTR) > 1 else 0
+
+    def key(f):
+        return (-f.incl[0], -share1(f), f.path[-1].encode())
+
+    def place(f, x, w):
+        out[f.path] = (x, w)
+        cx = x
+        for k in sorted(f.kids, key=key):
+            kw = extent(k) * graph / extent(root) if extent(root) else 0
+            if kw >= MIN_WIDTH and w >= MIN_WIDTH:
+                place(k, cx, kw)
+            cx += kw
+
+    place(root, MARGIN, graph)
+    return out
+
+
+def check_geometry(drawn, want, places):
+    check("the frames drawn are the expected frames (%d)" % len(places),
+          set(drawn) == set(places), sorted(set(drawn) ^ set(places))[:6])
+    for path, (x, w) in places.items():
+        f = drawn.get(path)
+        if not f:
+            continue
+        name = " > ".join(path[1:]) or path[0]
+        check("%s: width %.1f px" % (name, w), abs(f["w"] - w) <= TOL, f["w"])
+        check("%s: at x %.1f" % (name, x), abs(f["x"] - x) <= TOL, f["x"])
+
+
+def check_number(what, text, pattern, value, decimals_from=None):
+    m = re.search(pattern, text)
+    if not m:
+        check(what, False, "no match for %r in %r" % (pattern, text))
+        return None
+    got = m.group(1).replace(",", "")
+    dec = len(got.split(".")[1]) if "." in got else 0
+    check(what + " (%s)" % got, abs(float(got) - value) <= 0.5 * 10 ** -dec + 1e-9, value)
+    return m
+
+
+def check_rate_text(what, text, value, ci):
+    """'V ± C' (or V alone) against the recomputed rate and interval."""
+    if value is None:
+        check(what + " has no kept period", text == "no period kept", text)
+        return
+    m = re.match(r"(-?[0-9.e+-]+)(?: ± ([0-9.]+))?", text)
+    if not m:
+        check(what, False, text)
+        return
+    v = m.group(1)
+    dec = len(v.split(".")[1]) if "." in v and "e" not in v else 0
+    tol = 0.5 * 10 ** -dec + 1e-9 if "e" not in v else abs(value) * 1e-3
+    check(what + " is %.6g (%s)" % (value, v), abs(float(v) - value) <= tol, v)
+    if m.group(2) is not None and ci is not None:
+        check(what + " ± %.4g" % ci, abs(float(m.group(2)) - ci) <= 0.5 * 10 ** -dec + 1e-9,
+              m.group(2))
+
+
+def check_tooltip(P, f, w, kinds):
+    name = " > ".join(w.path[1:]) or "all"
+    t = f["title"]
+    lines = t.split("\n")
+    check("%s: the tooltip's first line is the name" % name, lines[0] == w.path[-1], lines[0])
+    check_number("%s: inclusive samples" % name, t, r"\ninclusive: ([0-9,]+) samples", w.incl[0])
+    check_number("%s: inclusive share" % name, t, r"\ninclusive: [0-9,]+ samples, ([0-9.]+)%",
+                 100 * w.incl[0] / ATTR[0])
+    check_number("%s: exclusive samples" % name, t, r"\nexclusive: ([0-9,]+) samples", w.excl[0])
+    check_number("%s: exclusive share" % name, t, r"\nexclusive: [0-9,]+ samples, ([0-9.]+)%",
+                 100 * w.excl[0] / ATTR[0])
+    caller = w.path[-2] if len(w.path) > 2 and kinds.get(w.path[:-1]) == "context" else None
+    if caller:
+        check("%s: called from %s" % (name, caller), "\ncalled from %s\n" % caller in t, t)
+    for r, rate in enumerate(P.d["rates"]):
+        m = re.search(r"^%s: inclusive (.*?), exclusive (.*?)(?: \(.*)?$" % re.escape(rate["name"]),
+                      t, re.M)
+        check("%s: a line for rate %s" % (name, rate["name"]), m, t)
+        if m:
+            check_rate_text("%s: %s inclusive" % (name, rate["name"]), m.group(1),
+                            *ratio(w.rates[0][r]))
+            check_rate_text("%s: %s exclusive" % (name, rate["name"]), m.group(2),
+                            *ratio(w.rates[1][r]))
+
+
+def check_label(f):
+    lab, name = f["label"], f["name"]
+    check("%s: its label is its name, cut with '…', or nothing (%r)" % (name, lab),
+          lab is not None and (lab in ("", name) or (lab.endswith("…") and
+                                                     name.startswith(lab[:-1]))), lab)
+
+
+def viridis(t):
+    pos = min(max(t, 0), 1) * 8
+    i = min(int(pos), 7)
+    a, b = VIRIDIS[i], VIRIDIS[i + 1]
+    return tuple(a[k] + (b[k] - a[k]) * (pos - i) for k in range(3))
+
+
+def rgb(fill):
+    return tuple(int(fill[k:k + 2], 16) for k in (1, 3, 5))
+
+
+def close_colour(fill, want):
+    return fill.startswith("#") and all(abs(a - b) <= 1 for a, b in zip(rgb(fill), want))
+
+
+def kinds_of(frames):
+    out = {}
+    for path in frames:
+        if len(path) == 1:
+            out[path] = "all"
+        elif path[-1].startswith("thread ") and len(path) == 2:
+            out[path] = "thread"
+        elif len(path) == 2 and path[-1] in (NO_CONTEXT, "other", "(idle)", "(other processes)"):
+            out[path] = "group"
+        else:
+            out[path] = "context"
+    return out
+
+
+def check_flame(profile, svg, colour="hash", tid=None, icicle=False):
+    global ATTR
+    P = check_cct.Profile(profile)
+    check_cct.P = P
+    ATTR = [P.attributed]
+    root_el = ET.parse(svg).getroot()
+    check("the SVG parses and is an svg element", root_el.tag == NS + "svg", root_el.tag)
+    width = float(root_el.get("width"))
+    want = expected([P], False)
+    kinds = kinds_of(want)
+    check("all holds every attributed sample (%d)" % P.attributed,
+          want[("all",)].incl[0] == P.attributed, want[("all",)].incl[0])
+    top = want[("all",)] if tid is None else want[("all", "thread %s" % tid)]
+    places = layout(want, top, width, lambda f: f.incl[0])
+    if tid is not None:  # the thread's frame is the root: paths start there
+        places = {p[1:]: v for p, v in places.items()}
+    frames = parse_svg(root_el)
+    drawn = link(frames, icicle)
+    check_geometry(drawn, want, places)
+    if tid is not None:
+        check("--tid: no frame of another thread",
+              not any(f["name"].startswith("thread ") and f["name"] != "thread %s" % tid
+                      for f in frames), [f["name"] for f in frames])
+    root = [f for f in frames if f["depth"] == 0]
+    if root:
+        ys = [f["y"] for f in frames]
+        check("%s: the root is the %s row" % ("icicle" if icicle else "flame",
+                                               "top" if icicle else "bottom"),
+              root[0]["y"] == (min(ys) if icicle else max(ys)), root[0]["y"])
+    for path, f in drawn.items():
+        w = want.get(path if tid is None else ("all",) + path)
+        if not w:
+            continue
+        check_tooltip(P, f, w, kinds)
+        check_label(f)
+    if colour == "hash":
+        by_function = {}
+        for path, f in drawn.items():
+            k = kinds.get(path if tid is None else ("all",) + path)
+            if k == "context" and f["name"] not in (ROOT, OVERFLOW):
+                by_function.setdefault(re.sub(r" @0x[0-9a-f]+$", "", f["name"]), set()).add(
+                    f["fill"])
+            else:
+                check("%s: grey (not a function)" % f["name"], f["fill"] == GREY, f["fill"])
+        check("a function is one colour wherever it is called",
+              all(len(v) == 1 for v in by_function.values()), by_function)
+        check("functions have colours of their own",
+              len({next(iter(v)) for v in by_function.values()}) > 1, by_function)
+    else:
+        rates = {p: ratio(want[p if tid is None else ("all",) + p].rates[0][0])[0] for p in drawn}
+        enough = [ratio(want[p if tid is None else ("all",) + p].rates[0][0])[0] for p in drawn
+                  if want[p if tid is None else ("all",) + p].rates[0][0][0] >= 30]
+        lo, hi = min(enough), max(enough)
+        for path, f in drawn.items():
+            v = rates[path]
+            if v is None:
+                check("%s: pale grey without a kept period" % f["name"], f["fill"] == NO_RATE,
+                      f["fill"])
+            else:
+                c = viridis((v - lo) / (hi - lo) if hi > lo else 0.5)
+                check("%s: viridis colour of its rate %.4g in %.4g..%.4g" % (f["name"], v, lo, hi),
+                      close_colour(f["fill"], c), (f["fill"], c))
+
+
+# ---- the difference ----
+
+def colour_diff(d, m):
+    white, blue, red = (255, 255, 255), (33, 102, 172), (178, 24, 43)
+    t = max(-1, min(1, d / m if m > 0 else 0))
+    end = blue if t < 0 else red
+    return tuple(white[k] + (end[k] - white[k]) * abs(t) for k in range(3))
+
+
+def share_ci(k, n):
+    p = k / n
+    return 1.96 * math.sqrt(p * (1 - p) / n)
+
+
+def check_diff(a_file, b_file, svg, planted=False):
+    global ATTR
+    A, B = check_cct.Profile(a_file), check_cct.Profile(b_file)
+    ATTR = [B.attributed, A.attributed]
+    root_el = ET.parse(svg).getroot()
+    width = float(root_el.get("width"))
+    want = expected([B, A], True)
+    check("diff: all holds every attributed sample of each",
+          want[("all",)].incl == [B.attributed, A.attributed], want[("all",)].incl)
+
+    def extent(f):
+        if f.incl[0] == 0:
+            return f.incl[1] / A.attributed
+        return f.excl[0] / B.attributed + sum(extent(k) for k in f.kids)
+
+    places = layout(want, want[("all",)], width, extent)
+    drawn = link(parse_svg(root_el), False)
+    check_geometry(drawn, want, places)
+
+    def change(w):
+        d = w.incl[0] / B.attributed - w.incl[1] / A.attributed
+        ci = math.hypot(share_ci(w.incl[0], B.attributed), share_ci(w.incl[1], A.attributed))
+        return d, ci
+
+    m = max(abs(change(want[p])[0]) for p in drawn)
+    for path, f in drawn.items():
+        w = want[path]
+        name = " > ".join(path[1:]) or "all"
+        d, ci = change(w)
+        sig = abs(d) > ci
+        t = f["title"]
+        only_a, only_b = w.incl[0] == 0, w.incl[1] == 0
+        check("diff %s: 'only in A' iff A alone has it" % name, ("\nonly in A" in t) == only_a, t)
+        check("diff %s: 'only in B' iff B alone has it" % name, ("\nonly in B" in t) == only_b, t)
+        if only_a:
+            check("diff %s: hatched (only in A)" % name, f["fill"] == HATCH, f["fill"])
+        else:
+            check("diff %s: coloured by its change %+.2f pp (scale ±%.2f)" % (name, 100 * d, 100 * m),
+                  close_colour(f["fill"], colour_diff(d, m)), f["fill"])
+        check("diff %s: outlined in black iff the interval excludes 0 (%s)" % (name, sig),
+              (f["stroke"] == "#000000") == sig, f["stroke"])
+        if sig and f["w"] >= 4 + TOL:
+            check("diff %s: the outline is bold" % name, f["stroke_width"] == "1.5",
+                  f["stroke_width"])
+        check("diff %s: the tooltip says whether the interval excludes 0" % name,
+              ("the 95% interval excludes 0" in t) == sig and
+              ("the 95% interval includes 0" in t) == (not sig), t)
+        check_number("diff %s: the change" % name, t, r"B - A: ([-+][0-9.]+)", 100 * d)
+        check_number("diff %s: its interval" % name, t, r"B - A: [-+][0-9.]+ ± ([0-9.]+)", 100 * ci)
+        for s, side in ((0, "B"), (1, "A")):
+            check_number("diff %s: %s's inclusive samples" % (name, side), t,
+                         r"\n%s inclusive: ([0-9,]+) samples" % side, w.incl[s])
+    check_planted(drawn, want, change) if planted else None
+
+
+def check_planted(drawn, want, change):
+    """What flame_fixture.py planted."""
+    planted = [
+        (("all", "main", "eval", "walk", "visit"), "more", True),
+        (("all", "walk"), "less", True),
+        (("all", "main", "eval", "0x7f00dead0000"), "only in A", None),
+        (("all", "walk", "visit", "libm.so.6+0x2a10"), "only in B", None),
+    ]
+    for path, what, sig in planted:
+        f, w = drawn.get(path), want.get(path)
+        name = " > ".join(path[1:])
+        check("diff: the planted change is drawn: %s (%s)" % (name, what), f and w,
+              sorted(drawn)[:8])
+        if not (f and w):
+            continue
+        d, ci = change(w)
+        if what == "more":
+            check("diff: %s's share rose, significantly, drawn red" % name,
+                  d > 0 and abs(d) > ci and rgb(f["fill"])[0] > rgb(f["fill"])[2], (d, ci, f["fill"]))
+        elif what == "less":
+            check("diff: %s's share fell, significantly, drawn blue" % name,
+                  d < 0 and abs(d) > ci and rgb(f["fill"])[2] > rgb(f["fill"])[0], (d, ci, f["fill"]))
+        elif what == "only in A":
+            check("diff: %s, gone from B, is hatched" % name, f["fill"] == HATCH, f["fill"])
+        else:
+            check("diff: %s, new in B, says so" % name, "only in B" in f["title"], f["title"])
+
+
+# ---- the page ----
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links, self.scripts, self.theads = set(), [], [], 0
+        self.in_toc = self.in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "nav" and "toc" in (a.get("class") or ""):
+            self.in_toc = True
+        if tag == "a" and self.in_toc:
+            self.links.append(a.get("href", ""))
+        if tag == "script":
+            self.in_script = True
+            self.scripts.append("")
+        if tag == "thead":
+            self.theads += 1
+
+    def handle_endtag(self, tag):
+        if tag == "nav":
+            self.in_toc = False
+        if tag == "script":
+            self.in_script = False
+
+    def handle_data(self, data):
+        if self.in_script:
+            self.scripts[-1] += data
+
+
+def check_html(profile, page_file):
+    text = open(page_file, encoding="utf-8").read()
+    page = Page()
+    page.feed(text)
+    check("html: a table of contents", len(page.links) >= 4, page.links)
+    check("html: every link of the contents leads to a section",
+          all(l.startswith("#") and l[1:] in page.ids for l in page.links),
+          [l for l in page.links if l[1:] not in page.ids])
+    for section in ("flame", "functions", "tree"):
+        check("html: the contents link #%s" % section, "#" + section in page.links, page.links)
+    check("html: tables have headings to sort by", page.theads >= 3, page.theads)
+    check("html: a script sorts the tables on a heading's click",
+          any("aria-sort" in s and "tHead" in s for s in page.scripts), len(page.scripts))
+    m = re.search(r'<h2 id="flame">.*?(<svg .*?</svg>)', text, re.S)
+    check("html: the flame graph is inline SVG under its heading", m, "no svg after #flame")
+    if not m:
+        return
+    svg = os.path.join(os.path.dirname(os.path.abspath(page_file)), "page-flame.svg")
+    with open(svg, "w", encoding="utf-8") as f:
+        f.write(m.group(1))
+    P = check_cct.Profile(profile)
+    check_flame(profile, svg, "rate" if P.d["rates"] else "hash")
+
+
+# ---- the script ----
+
+DOM = r"""
+const frames = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+function El(tag, attrs) {
+  this.tagName = tag; this.attrs = Object.assign({}, attrs || {}); this.style = {};
+  this.children = []; this.parentNode = null; this.textContent = ''; this.listeners = {};
+}
+El.prototype.getAttribute = function (k) { return k in this.attrs ? String(this.attrs[k]) : null; };
+El.prototype.setAttribute = function (k, v) { this.attrs[k] = v; };
+El.prototype.appendChild = function (c) { c.parentNode = this; this.children.push(c); };
+El.prototype.addEventListener = function (t, f) { this.listeners[t] = f; };
+El.prototype.querySelector = function (s) { return this.children.find(c => c.tagName === s) || null; };
+El.prototype.querySelectorAll = function (s) {
+  return this.children.filter(c => c.tagName === 'g' && c.attrs['class'] === 'frame');
+};
+const svg = new El('svg'), script = new El('script');
+const gs = frames.map(f => {
+  const g = new El('g', {'class': 'frame'}), r = new El('rect', {x: f.x, y: f.y, width: f.w});
+  const title = new El('title'), text = new El('text', {x: f.x + 3});
+  title.textContent = f.title; text.textContent = f.label;
+  g.appendChild(title); g.appendChild(r); g.appendChild(text); svg.appendChild(g);
+  return g;
+});
+svg.appendChild(script);
+global.document = {currentScript: script, getElementsByTagName: () => [script],
+                   createElementNS: (ns, t) => new El(t)};
+eval(process.env.FLAME_SCRIPT);
+const state = () => gs.map(g => ({x: +g.children[1].attrs.x, w: +g.children[1].attrs.width,
+                                 shown: g.style.display !== 'none', label: g.children[2].textContent}));
+const out = {};
+svg.listeners.click({target: gs[+process.env.FLAME_CLICK].children[1]});
+out.zoomed = state();
+svg.listeners.click({target: gs[0].children[2]});
+out.back = state();
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def check_zoom(svg):
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not node:
+        print("skipped: node is not installed, so the zoom script is not run")
+        return
+    root_el = ET.parse(svg).getroot()
+    frames = parse_svg(root_el)
+    script = root_el.find(NS + "script")
+    check("the flame graph has its zoom script", script is not None and script.text, "none")
+    if script is None:
+        return
+    drawn = link(frames, False)
+    target = max((f for f in frames if f["depth"] >= 2), key=lambda f: f["w"])
+    k = frames.index(target)
+    plain = [{k: f[k] for k in ("x", "y", "w", "title", "label")} for f in frames]
+    out = subprocess.run([node, "-e", DOM], input=json.dumps(plain), capture_output=True,
+                         text=True, env=dict(os.environ, FLAME_SCRIPT=script.text,
+                                             FLAME_CLICK=str(k)))
+    check("node runs the zoom script", out.returncode == 0, out.stderr[-400:])
+    if out.returncode:
+        return
+    state = json.loads(out.stdout)
+    graph = float(root_el.get("width")) - 2 * MARGIN
+    scale = graph / target["w"]
+    for f, z, b in zip(frames, state["zoomed"], state["back"]):
+        inside = f["path"][:len(target["path"])] == target["path"]
+        above = target["path"][:len(f["path"])] == f["path"] and f is not target
+        name = " > ".join(f["path"])
+        if inside:
+            check("zoom: %s is scaled into the whole width" % name,
+                  z["shown"] and abs(z["x"] - (MARGIN + (f["x"] - target["x"]) * scale)) < 0.01 and
+                  abs(z["w"] - f["w"] * scale) < 0.01, z)
+        elif above:
+            check("zoom: caller %s spans the width" % name,
+                  z["shown"] and abs(z["x"] - MARGIN) < 0.01 and abs(z["w"] - graph) < 0.01, z)
+        else:
+            check("zoom: %s, outside the zoomed frame, is hidden" % name, not z["shown"], z)
+        check("zoom out: %s is back where it was" % name,
+              b["shown"] and abs(b["x"] - f["x"]) < 0.01 and abs(b["w"] - f["w"]) < 0.01, b)
+    check("zoom: the clicked frame's label is its whole name",
+          state["zoomed"][k]["label"] == target["name"], state["zoomed"][k])
+    del drawn
+
+
+class Tables(html.parser.HTMLParser):
+    """The page's tables: class, whether a cell is of the tree, heading and body rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cell, self.part = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append({"class": a.get("class") or "", "tree": False, "head": [],
+                                "body": []})
+        elif tag in ("thead", "tbody"):
+            self.part = "head" if tag == "thead" else "body"
+        elif tag == "tr" and self.tables:
+            self.tables[-1][self.part or "body"].append([])
+        elif tag in ("td", "th"):
+            self.cell = ""
+            if "tree" in (a.get("class") or ""):
+                self.tables[-1]["tree"] = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][self.part or "body"][-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+SORT_DOM = r"""
+const tables = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+function cell(text) { return {textContent: text}; }
+const fakes = tables.map(t => {
+  const heads = t.head.length ? t.head[t.head.length - 1].map(h => ({
+    textContent: h, attrs: {}, listeners: {}, classes: [],
+    classList: {add(c) { this.owner.classes.push(c); }},
+    setAttribute(k, v) { this.attrs[k] = v; }, getAttribute(k) { return this.attrs[k] || null; },
+    removeAttribute(k) { delete this.attrs[k]; },
+    addEventListener(e, f) { this.listeners[e] = f; }})) : [];
+  heads.forEach(h => { h.classList.owner = h; });
+  const rows = t.body.map(r => ({cells: r.map(cell)}));
+  const body = {rows: rows, appendChild(r) { rows.splice(rows.indexOf(r), 1); rows.push(r); }};
+  return {classList: {contains: c => t.class.split(' ').includes(c)},
+          querySelector: () => t.tree ? {} : null,
+          tHead: t.head.length ? {rows: [{cells: heads}]} : null,
+          tBodies: t.body.length ? [body] : [], heads: heads, body: body};
+});
+global.document = {querySelectorAll: () => fakes};
+eval(process.env.SORT_SCRIPT);
+const k = +process.env.SORT_TABLE, col = +process.env.SORT_COLUMN, t = fakes[k];
+const order = () => t.body.rows.map(r => r.cells.map(c => c.textContent));
+const out = {sortable: fakes.map(f => f.heads.length > 0 && f.heads[0].classes.includes('sortable'))};
+t.heads[col].listeners.click();
+out.down = order();
+out.mark = t.heads[col].getAttribute('aria-sort');
+t.heads[col].listeners.click();
+out.up = order();
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def number(text):
+    m = re.match(r"[-+]?[0-9.]+", text.strip().replace(",", ""))
+    return float(m.group(0)) if m else None
+
+
+def check_sort(page_file):
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not node:
+        print("skipped: node is not installed, so the sorting script is not run")
+        return
+    text = open(page_file, encoding="utf-8").read()
+    scripts = re.findall(r"<script>(.*?)</script>", text, re.S)
+    sorter = next((s for s in scripts if "aria-sort" in s), None)
+    check("html: the page has its sorting script", sorter, len(scripts))
+    if not sorter:
+        return
+    parser = Tables()
+    parser.feed(text)
+    tables = parser.tables
+    k = next((i for i, t in enumerate(tables) if t["head"] and t["head"][-1][:2] == ["function", "excl"]), None)
+    check("html: the functions table is there", k is not None, [t["head"][-1:] for t in tables])
+    if k is None:
+        return
+    col = tables[k]["head"][-1].index("excl")
+    out = subprocess.run([node, "-e", SORT_DOM], input=json.dumps(tables), capture_output=True,
+                         text=True, env=dict(os.environ, SORT_SCRIPT=sorter, SORT_TABLE=str(k),
+                                             SORT_COLUMN=str(col)))
+    check("node runs the sorting script", out.returncode == 0, out.stderr[-400:])
+    if out.returncode:
+        return
+    got = json.loads(out.stdout)
+    for i, t in enumerate(tables):
+        want = bool(t["head"]) and bool(t["body"]) and "facts" not in t["class"].split() and \
+            not t["tree"]
+        check("sort: table %d (%s) is sortable iff it is neither facts nor the tree" %
+              (i, (t["head"][-1][:2] if t["head"] else t["class"])), got["sortable"][i] == want,
+              got["sortable"][i])
+    down = [number(r[col]) for r in got["down"]]
+    up = [number(r[col]) for r in got["up"]]
+    check("sort: a click on 'excl' sorts the rows by it, largest first (%s)" % down,
+          down == sorted(down, reverse=True) and len(down) == len(tables[k]["body"]), down)
+    check("sort: the heading says so", got["mark"] == "descending", got["mark"])
+    check("sort: a second click, smallest first (%s)" % up, up == sorted(up), up)
+    check("sort: the rows are the page's rows", sorted(map(tuple, got["down"])) ==
+          sorted(map(tuple, tables[k]["body"])), got["down"][:2])
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    kind = argv[1]
+    if kind == "flame":
+        profile, svg = argv[2], argv[3]
+        colour = argv[4] if len(argv) > 4 else "hash"
+        tid = argv[5] if len(argv) > 5 else None
+        check_flame(profile, svg, colour, tid)
+    elif kind == "icicle":
+        check_flame(argv[2], argv[3], "hash", None, True)
+    elif kind == "diff":
+        check_diff(argv[2], argv[3], argv[4], len(argv) > 5 and argv[5] == "planted")
+    elif kind == "html":
+        check_html(argv[2], argv[3])
+    elif kind == "zoom":
+        check_zoom(argv[2])
+    elif kind == "sort":
+        check_sort(argv[2])
+    else:
+        sys.exit("check_flame.py: unknown KIND " + kind)
+    print("\n".join(results))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
