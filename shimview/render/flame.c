@@ -436,12 +436,18 @@ static double legend(struct svg *s, const struct layout *l, double y)
     const struct flame_tree *t = l->t;
     char buf[512], label[256];
     double room = l->look->width - 2 * MARGIN;
-    const char *width =
-        l->diff ? "Width: the frame's inclusive share of the attributed samples in B (hatched: "
-                  "its share in A, for frames B does not have); a frame sits on its caller."
-                : "Width: inclusive samples (the frame's and its callees'); a frame sits on its "
-                  "caller, its callees left to right from the heaviest.";
-    svg_text(s, MARGIN, y, &text, svg_fit_text(width, LEGEND_SIZE, 0, room, buf, sizeof buf));
+    const char *where = l->look->icicle ? "hangs below" : "sits on";
+    if (l->diff)
+        snprintf(label, sizeof label,
+                 "Width: the frame's inclusive share of the attributed samples in B (hatched: "
+                 "its share in A, for frames B does not have); a frame %s its caller.",
+                 where);
+    else
+        snprintf(label, sizeof label,
+                 "Width: inclusive samples (the frame's and its callees'); a frame %s its "
+                 "caller, its callees left to right from the heaviest.",
+                 where);
+    svg_text(s, MARGIN, y, &text, svg_fit_text(label, LEGEND_SIZE, 0, room, buf, sizeof buf));
     if (l->diff) {
         colour_bar(s, l, MARGIN + 12, y + 12,
                    "colour: change of inclusive share B - A, in percentage points");

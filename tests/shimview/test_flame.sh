@@ -52,6 +52,8 @@ run flame --icicle -o "$WORK/icicle.svg" "$FX"
 expect_status "flame --icicle" 0
 check_with "$CHECK" icicle "$FX" "$WORK/icicle.svg"
 expect_in "$WORK/icicle.svg" "Icicle graph" "flame --icicle: the title says so"
+expect_in "$WORK/icicle.svg" "a frame hangs below its caller" "flame --icicle: the legend says where a callee is"
+expect_in "$WORK/calc-flame.svg" "a frame sits on its caller" "flame: the legend says where a callee is"
 
 for tid in 4242 4243; do
     run flame --tid "$tid" -o "$WORK/tid-$tid.svg" "$FX"
