@@ -75,7 +75,8 @@ static const char style[] =
     "figure{margin:12px 0 24px}figure svg{display:block;max-width:100%;height:auto;"
     "border:1px solid #e4e4e4}\n"
     "nav.toc ul{margin:4px 0 0;padding-left:20px;columns:2}nav.toc li{margin:1px 0}\n"
-    "th.sortable{cursor:pointer}th[aria-sort=descending]::after{content:\" \\25BE\"}"
+    "th.sortable{cursor:pointer}th.sortable:not([aria-sort])::after{content:\" \\2195\";"
+    "color:#b0b0b0;font-weight:normal}th[aria-sort=descending]::after{content:\" \\25BE\"}"
     "th[aria-sort=ascending]::after{content:\" \\25B4\"}\n";
 
 /* Sorting a table by the column whose heading is clicked: numbers (1,234, 12.5%) by

@@ -19,15 +19,17 @@
  * A difference (flame_tree_diff) is drawn from B's frames, coloured by the change of
  * inclusive share from A to B on a diverging scale (blue: less in B, red: more, white: no
  * change); a frame whose change has a 95% interval (compare's, of a difference of two
- * proportions) that excludes 0 has a bold outline and says so in its tooltip. Frames that
- * only A has are drawn hatched, as wide as their share in A; to make room for them a
- * frame is as wide as its exclusive share in B plus its children's widths, which is its
- * inclusive share in B wherever A has nothing B lacks.
+ * proportions) that excludes 0 is outlined in black when it is wide enough to keep its
+ * colour inside the outline, and its tooltip says so in any case. Frames that only A has
+ * are drawn hatched, as wide as their share in A; to make room for them a frame is as
+ * wide as its exclusive share in B plus its children's widths, which is its inclusive
+ * share in B wherever A has nothing B lacks.
  *
  * The inline script is the only thing a static viewer misses: a click on a frame widens
- * it and its callees to the whole figure (its callers stay, faded, below), a click on the
- * root goes back. It reads the frames' geometry from the rects themselves, so the figure
- * stays the source of truth.
+ * it and its callees to the whole figure (its callers stay below, faded, their labels
+ * dark, since a white one would fade with them), a click on the root goes back. It reads
+ * the frames' geometry from the rects themselves, so the figure stays the source of
+ * truth.
  */
 #include "shimview/render/flame.h"
 #include "shimview/base/markup.h"
@@ -51,9 +53,11 @@
 #define BAR_STEPS    60
 #define HATCH_ID     "flame-only-a"
 
-/* A frame at least this wide whose change is significant has a bold outline; a narrower
- * one a thin black one. */
-#define SIGNIFICANT_BOLD 4.0
+/* A frame at least this wide whose change is significant is outlined in black, 1 px (a
+ * stroke as wide as the gap between rows, so two outlined rows stay apart); a narrower one
+ * is not, since an outline would hide its colour: its tooltip says. */
+#define SIGNIFICANT_MIN_WIDTH 3.0
+#define SIGNIFICANT_STROKE    1.0
 
 /* Rates of frames with fewer kept periods than this do not stretch the colour scale. */
 #define FLAME_SCALE_PERIODS 30
@@ -122,9 +126,23 @@ static struct rgb hashed(const char *name)
     return (struct rgb){205 + (h % 50), (h >> 8) % 230, (h >> 20) % 55};
 }
 
+/* WCAG's relative luminance of c, 0 (black) to 1 (white). */
+static double luminance(struct rgb c)
+{
+    const double v[3] = {c.r / 255, c.g / 255, c.b / 255};
+    double lin[3];
+    for (int k = 0; k < 3; k++)
+        lin[k] = v[k] <= 0.04045 ? v[k] / 12.92 : pow((v[k] + 0.055) / 1.055, 2.4);
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+}
+
+/* Does a white label contrast more with c than a dark one (TEXT_DARK, luminance 0.0103)?
+ * WCAG's contrast ratio, (L1 + 0.05) / (L2 + 0.05): on the warm hues and mid viridis
+ * colours a plain lightness threshold puts white where dark reads better. */
 static int is_dark(struct rgb c)
 {
-    return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b < 140;
+    double l = luminance(c);
+    return (1.0 + 0.05) / (l + 0.05) > (l + 0.05) / (0.0103 + 0.05);
 }
 
 static const struct calltree_sums *frame_rate(const struct layout *l, size_t i)
@@ -380,8 +398,10 @@ static int draw_frame(struct svg *s, const struct layout *l, size_t i)
     double stroke_width = 0.5;
     double d = l->diff ? flame_tree_share_diff(t, i, &ci) : NAN; /* sets ci first */
     if (l->diff && stats_excludes_zero(d, ci)) {
-        stroke = "#000000"; /* bold where it does not hide a narrow frame's colour */
-        stroke_width = w >= SIGNIFICANT_BOLD ? 1.5 : 0.5;
+        if (w >= SIGNIFICANT_MIN_WIDTH) {
+            stroke = "#000000";
+            stroke_width = SIGNIFICANT_STROKE;
+        }
     } else if (w >= 2) {
         stroke = l->diff ? "#b4b4b4" : "#ffffff";
     }
@@ -454,7 +474,8 @@ static double legend(struct svg *s, const struct layout *l, double y)
         y += 58;
         svg_rect(s, MARGIN, y - 11, 36, 14, "url(#" HATCH_ID ")", 1, "#888888");
         svg_text(s, MARGIN + 44, y, &text, "only in A");
-        svg_rect_outlined(s, MARGIN + 160, y - 11, 36, 14, "#ffffff", "#000000", 1.5);
+        svg_rect_outlined(s, MARGIN + 160, y - 11, 36, 14, "#ffffff", "#000000",
+                          SIGNIFICANT_STROKE);
         svg_text(s, MARGIN + 204, y, &text, "the 95% interval of the change excludes 0");
     } else if (l->look->rate >= 0 && l->scaled) {
         plot_rate_label_of(t->ct[0]->p, (size_t)l->look->rate, label, sizeof label);
@@ -529,14 +550,16 @@ static void script(struct svg *s, const struct layout *l)
             "(function () {\n"
             "var all = document.getElementsByTagName('script');\n"
             "var svg = (document.currentScript || all[all.length - 1]).parentNode;\n"
-            "var L = %g, W = %g, ROW = %g, BASE = %g, ICICLE = %d, FONT = %g;\n",
-            MARGIN, l->look->width - 2 * MARGIN, ROW, frame_y(l, 0), l->look->icicle, LABEL_SIZE);
+            "var L = %g, W = %g, ROW = %g, BASE = %g, ICICLE = %d, FONT = %g, DARK = '%s';\n",
+            MARGIN, l->look->width - 2 * MARGIN, ROW, frame_y(l, 0), l->look->icicle, LABEL_SIZE,
+            TEXT_DARK);
     fputs("var frames = Array.prototype.map.call(svg.querySelectorAll('g.frame'), function (g) {\n"
           "  var r = g.querySelector('rect'), t = g.querySelector('text'), "
           "n = g.querySelector('title');\n"
           "  var y = +r.getAttribute('y');\n"
           "  g.style.cursor = 'pointer';\n"
           "  return {g: g, r: r, t: t, x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
+          "    ink: t ? t.getAttribute('fill') : null,\n"
           "    d: Math.round((ICICLE ? y - BASE : BASE - y) / ROW),\n"
           "    name: n ? n.textContent.split('\\n')[0] : ''};\n"
           "});\n"
@@ -558,7 +581,10 @@ static void script(struct svg *s, const struct layout *l)
           "    f.g.style.display = shown ? '' : 'none';\n"
           "    f.g.style.opacity = faded ? '0.6' : '';\n"
           "    f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
-          "    if (f.t) { f.t.setAttribute('x', x + 3); f.t.textContent = label(f, w); }\n"
+          "    if (f.t) {\n"
+          "      f.t.setAttribute('x', x + 3); f.t.textContent = label(f, w);\n"
+          "      f.t.setAttribute('fill', faded ? DARK : f.ink); /* white would fade away */\n"
+          "    }\n"
           "  });\n"
           "}\n"
           "svg.addEventListener('click', function (ev) {\n"

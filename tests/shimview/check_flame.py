@@ -48,6 +48,7 @@ NS = "{http://www.w3.org/2000/svg}"
 MARGIN, ROW = 10.0, 18.0
 TOL = 0.11  # coordinates are written to a tenth of a pixel
 MIN_WIDTH = 0.3
+OUTLINE_MIN = 3.0  # px: a significant change is outlined on frames at least this wide
 HATCH = "url(#flame-only-a)"
 GREY, NO_RATE = "#d2d2d2", "#ececec"
 VIRIDIS = [(68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140),
@@ -169,7 +170,8 @@ def parse_svg(root):
                        "stroke": rect.get("stroke"), "stroke_width": rect.get("stroke-width"),
                        "title": title.text if title is not None else "",
                        "name": (title.text or "").split("\n")[0],
-                       "label": text.text or "" if text is not None else None})
+                       "label": text.text or "" if text is not None else None,
+                       "label_fill": text.get("fill") if text is not None else None})
     return frames
 
 
@@ -295,11 +297,29 @@ def check_tooltip(P, f, w, kinds):
                             *ratio(w.rates[1][r]))
 
 
+def luminance(c):
+    """WCAG's relative luminance of an (r, g, b) of 0..255."""
+    lin = [v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
+           for v in c]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a, b):
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
 def check_label(f):
     lab, name = f["label"], f["name"]
     check("%s: its label is its name, cut with '…', or nothing (%r)" % (name, lab),
           lab is not None and (lab in ("", name) or (lab.endswith("…") and
                                                      name.startswith(lab[:-1]))), lab)
+    if lab and f["fill"].startswith("#") and f["label_fill"]:
+        back, ink = rgb(f["fill"]), rgb(f["label_fill"])
+        other = rgb("#ffffff") if ink != rgb("#ffffff") else rgb("#1a1a1a")
+        check("%s: its label's colour contrasts most with %s (%.1f:1 against %.1f:1)" %
+              (name, f["fill"], contrast(back, ink), contrast(back, other)),
+              contrast(back, ink) >= 0.98 * contrast(back, other), f["label_fill"])
 
 
 def viridis(t):
@@ -441,6 +461,7 @@ def check_diff(a_file, b_file, svg, planted=False):
         sig = abs(d) > ci
         t = f["title"]
         only_a, only_b = w.incl[0] == 0, w.incl[1] == 0
+        check_label(f)
         check("diff %s: 'only in A' iff A alone has it" % name, ("\nonly in A" in t) == only_a, t)
         check("diff %s: 'only in B' iff B alone has it" % name, ("\nonly in B" in t) == only_b, t)
         if only_a:
@@ -448,11 +469,15 @@ def check_diff(a_file, b_file, svg, planted=False):
         else:
             check("diff %s: coloured by its change %+.2f pp (scale ±%.2f)" % (name, 100 * d, 100 * m),
                   close_colour(f["fill"], colour_diff(d, m)), f["fill"])
-        check("diff %s: outlined in black iff the interval excludes 0 (%s)" % (name, sig),
-              (f["stroke"] == "#000000") == sig, f["stroke"])
-        if sig and f["w"] >= 4 + TOL:
-            check("diff %s: the outline is bold" % name, f["stroke_width"] == "1.5",
-                  f["stroke_width"])
+        if f["w"] >= OUTLINE_MIN + TOL:
+            check("diff %s: outlined in black iff the interval excludes 0 (%s)" % (name, sig),
+                  (f["stroke"] == "#000000") == sig, f["stroke"])
+            if sig:
+                check("diff %s: the outline is 1 px, the gap between rows" % name,
+                      f["stroke_width"] == "1", f["stroke_width"])
+        elif f["w"] < OUTLINE_MIN - TOL:
+            check("diff %s: too narrow (%.1f px) for a black outline" % (name, f["w"]),
+                  f["stroke"] != "#000000", f["stroke"])
         check("diff %s: the tooltip says whether the interval excludes 0" % name,
               ("the 95% interval excludes 0" in t) == sig and
               ("the 95% interval includes 0" in t) == (not sig), t)
@@ -568,7 +593,7 @@ El.prototype.querySelectorAll = function (s) {
 const svg = new El('svg'), script = new El('script');
 const gs = frames.map(f => {
   const g = new El('g', {'class': 'frame'}), r = new El('rect', {x: f.x, y: f.y, width: f.w});
-  const title = new El('title'), text = new El('text', {x: f.x + 3});
+  const title = new El('title'), text = new El('text', {x: f.x + 3, fill: f.label_fill});
   title.textContent = f.title; text.textContent = f.label;
   g.appendChild(title); g.appendChild(r); g.appendChild(text); svg.appendChild(g);
   return g;
@@ -578,7 +603,8 @@ global.document = {currentScript: script, getElementsByTagName: () => [script],
                    createElementNS: (ns, t) => new El(t)};
 eval(process.env.FLAME_SCRIPT);
 const state = () => gs.map(g => ({x: +g.children[1].attrs.x, w: +g.children[1].attrs.width,
-                                 shown: g.style.display !== 'none', label: g.children[2].textContent}));
+                                 shown: g.style.display !== 'none', label: g.children[2].textContent,
+                                 ink: g.children[2].attrs.fill}));
 const out = {};
 svg.listeners.click({target: gs[+process.env.FLAME_CLICK].children[1]});
 out.zoomed = state();
@@ -602,7 +628,7 @@ def check_zoom(svg):
     drawn = link(frames, False)
     target = max((f for f in frames if f["depth"] >= 2), key=lambda f: f["w"])
     k = frames.index(target)
-    plain = [{k: f[k] for k in ("x", "y", "w", "title", "label")} for f in frames]
+    plain = [{k: f[k] for k in ("x", "y", "w", "title", "label", "label_fill")} for f in frames]
     out = subprocess.run([node, "-e", DOM], input=json.dumps(plain), capture_output=True,
                          text=True, env=dict(os.environ, FLAME_SCRIPT=script.text,
                                              FLAME_CLICK=str(k)))
@@ -623,10 +649,14 @@ def check_zoom(svg):
         elif above:
             check("zoom: caller %s spans the width" % name,
                   z["shown"] and abs(z["x"] - MARGIN) < 0.01 and abs(z["w"] - graph) < 0.01, z)
+            check("zoom: caller %s, faded, is labelled in dark text" % name,
+                  z["ink"] == "#1a1a1a", z["ink"])
         else:
             check("zoom: %s, outside the zoomed frame, is hidden" % name, not z["shown"], z)
         check("zoom out: %s is back where it was" % name,
               b["shown"] and abs(b["x"] - f["x"]) < 0.01 and abs(b["w"] - f["w"]) < 0.01, b)
+        check("zoom out: %s's label has its colour again" % name, b["ink"] == f["label_fill"],
+              (b["ink"], f["label_fill"]))
     check("zoom: the clicked frame's label is its whole name",
           state["zoomed"][k]["label"] == target["name"], state["zoomed"][k])
     del drawn
