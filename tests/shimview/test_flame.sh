@@ -10,7 +10,7 @@
 # context and in `other`, with a rate); flame_fixture.py makes two of them with a planted
 # difference. check_flame.py parses every SVG with xml.etree and recomputes from the
 # JSON where each frame must be, how wide, what its tooltip says and what colour it has.
-# Then the errors: a profile without contexts, bad options.
+# Then the errors: a profile without contexts, files that are not profiles, bad options.
 # Prints "N passed, N failed" and exits non-zero if anything failed.
 
 SHIMVIEW=$1
@@ -113,6 +113,19 @@ expect_in "$WORK/err" "profile-v1.json has no calling context" "flame --diff: na
 run compare "$GOOD" "$FX" --flame "$WORK/none.svg"
 expect_status "compare --flame with a profile without contexts" 1
 expect_not_in "$WORK/out" "share A" "compare --flame: refused before the table"
+# files that are not profiles: exit 1, one line naming the file (its wording is the
+# reader's, shared by every command), and no SVG
+: >"$WORK/empty.json"
+printf '{"a": 1}\n' >"$WORK/foreign.json"
+for bad in empty.json foreign.json missing.json; do
+    run flame -o "$WORK/bad.svg" "$WORK/$bad"
+    expect_status "flame of $bad" 1
+    expect_in "$WORK/err" "$bad" "flame of $bad: the message names the file"
+    if [ -e "$WORK/bad.svg" ]; then fail "flame of $bad left bad.svg"; else pass "flame of $bad writes nothing"; fi
+    run flame --diff -o "$WORK/bad.svg" "$FX" "$WORK/$bad"
+    expect_status "flame --diff with $bad as B" 1
+    expect_in "$WORK/err" "$bad" "flame --diff with $bad: the message names the file"
+done
 run flame --tid 99 "$FX"
 expect_status "flame --tid of no thread" 2
 expect_in "$WORK/err" "4242, 4243" "flame --tid: names the threads there are"
