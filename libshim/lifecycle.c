@@ -233,6 +233,7 @@ static int start_locked(const struct shim_config *cfg)
                           c->hist_buckets, c->hist_lo, c->hist_hi);
         clock_pair_take(&r->start);
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
+        params.batch_origin = r->start.tsc; /* every observer's time batches line up */
         /* what the tables take at once: their first chunk and the histograms' pool (the
          * rest grows with the tuples, up to SHIM_MAX_TAGS entries of tag_table_entry_bytes) */
         size_t need = tag_table_initial_bytes(1 + plan.n_tags, plan.n_rates,

@@ -92,6 +92,14 @@ static json_t *argv_json(void)
 
 static json_t *loghist_json(const struct loghist *h, const char *unit)
 {
+    static const char *const names[3] = {"median", "p10", "p90"};
+    static const double q[3] = {0.5, 0.1, 0.9};
+    json_t *exact = json_array();
+    for (int k = 0; k < 3 && h->count; k++) {
+        int is_exact;
+        loghist_quantile_exact(h, q[k], &is_exact);
+        if (is_exact) json_array_append_new(exact, json_string(names[k]));
+    }
     json_t *buckets = json_array();
     for (uint32_t i = 0; i < h->nbuckets; i++)
         if (h->bucket[i])
@@ -99,13 +107,13 @@ static json_t *loghist_json(const struct loghist *h, const char *unit)
                                   json_pack("[f,f,I]", loghist_lower(h, i), loghist_lower(h, i + 1),
                                             (json_int_t)h->bucket[i]));
     uint64_t finite = h->count;
-    return json_pack("{s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "unit", unit,
-                     "count", (json_int_t)h->count, "min", jreal(h->count ? h->min : NAN), "max",
-                     jreal(h->count ? h->max : NAN), "mean",
-                     jreal(finite ? h->sum / (double)finite : NAN), "median",
-                     jreal(loghist_quantile(h, 0.5)), "p10", jreal(loghist_quantile(h, 0.1)), "p90",
-                     jreal(loghist_quantile(h, 0.9)), "underflow", (json_int_t)h->underflow,
-                     "overflow", (json_int_t)h->overflow, "buckets", buckets);
+    return json_pack(
+        "{s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "unit", unit, "count",
+        (json_int_t)h->count, "min", jreal(h->count ? h->min : NAN), "max",
+        jreal(h->count ? h->max : NAN), "mean", jreal(finite ? h->sum / (double)finite : NAN),
+        "median", jreal(loghist_quantile(h, 0.5)), "p10", jreal(loghist_quantile(h, 0.1)), "p90",
+        jreal(loghist_quantile(h, 0.9)), "exact", exact, "underflow", (json_int_t)h->underflow,
+        "overflow", (json_int_t)h->overflow, "buckets", buckets);
 }
 
 static json_t *hist_json(const struct hist_spec *s, const uint64_t *counts)
@@ -118,11 +126,86 @@ static json_t *hist_json(const struct hist_spec *s, const uint64_t *counts)
                      jint(counts[HIST_OVERFLOW(s)]), "nan", jint(counts[HIST_NAN(s)]), "counts", c);
 }
 
+/* The time batches as the profile writes them: every table's at one level, the lowest
+ * at which the run's span fits in TAG_BATCHES batches and no table's arrays need
+ * unfolding; `count` batches from the origin to the last sample. */
+struct batch_plan {
+    uint32_t level;
+    unsigned count;
+};
+
+static struct batch_plan batch_plan_of(const struct observer *o)
+{
+    struct batch_plan b = {o->tags.batch_level, 1};
+    if (o->pending && o->paths.batch_level > b.level) b.level = o->paths.batch_level;
+    uint64_t span = tag_table_clock(&o->tags, o->last_tsc);
+    while ((span >> (TAG_BATCH_SHIFT + b.level)) >= TAG_BATCHES)
+        b.level++;
+    b.count = (unsigned)(span >> (TAG_BATCH_SHIFT + b.level)) + 1;
+    return b;
+}
+
+static json_t *u64_array(const uint64_t *v, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < n; i++)
+        json_array_append_new(a, jint(v[i]));
+    return a;
+}
+
+/* The top level's `batches`: the attributed samples of each batch. */
+static json_t *batches_json(const struct observer *o, const struct batch_plan *bp)
+{
+    uint64_t counts[TAG_BATCHES];
+    memcpy(counts, o->tags.batch_samples, sizeof counts);
+    for (uint32_t l = o->tags.batch_level; l < bp->level; l++)
+        tag_batches_fold(counts, NULL, 0);
+    return json_pack("{s:o, s:i, s:o}", "cycles",
+                     jint((uint64_t)1 << (TAG_BATCH_SHIFT + bp->level)), "count", (int)bp->count,
+                     "samples", u64_array(counts, bp->count));
+}
+
+/* A detail record's `batches` at the plan's level (folding a copy), or NULL when its
+ * arrays miss some of the tuple's samples. */
+static json_t *detail_batches_json(const struct tag_table *t, const struct tag_detail *d,
+                                   const struct batch_plan *bp)
+{
+    if (d->batches.broken) return NULL;
+    size_t nsums = 2 * (size_t)t->n_rates * TAG_BATCHES;
+    struct tag_detail c = *d;
+    c.batches.samples = malloc(TAG_BATCHES * sizeof *c.batches.samples);
+    c.batches.sums = malloc((nsums + 1) * sizeof *c.batches.sums);
+    json_t *j = NULL;
+    if (c.batches.samples && c.batches.sums) {
+        memcpy(c.batches.samples, d->batches.samples, TAG_BATCHES * sizeof *c.batches.samples);
+        memcpy(c.batches.sums, d->batches.sums, nsums * sizeof *c.batches.sums);
+        tag_detail_batches_to(&c, t->n_rates, bp->level);
+        json_t *a = json_array(), *b = json_array();
+        for (unsigned r = 0; r < t->n_rates; r++) {
+            json_t *ar = json_array(), *br = json_array();
+            for (unsigned k = 0; k < bp->count; k++) {
+                json_array_append_new(ar, jreal(c.batches.sums[2 * r * TAG_BATCHES + k]));
+                json_array_append_new(br, jreal(c.batches.sums[(2 * r + 1) * TAG_BATCHES + k]));
+            }
+            json_array_append_new(a, ar);
+            json_array_append_new(b, br);
+        }
+        uint64_t first = d->batches.given >> (TAG_BATCH_SHIFT + bp->level);
+        j = json_pack("{s:o, s:o, s:o, s:o}", "first",
+                      jint(first < bp->count ? first : bp->count - 1), "samples",
+                      u64_array(c.batches.samples, bp->count), "a", a, "b", b);
+    }
+    free(c.batches.samples);
+    free(c.batches.sums);
+    return j;
+}
+
 /* An entry of the tag table, or (t being the path table) of the path table, whose keys
  * are (thread, function address, path number) and have no names. */
 static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
                           const struct tag_entry *e, const uint64_t *key)
 {
+    struct batch_plan bp = batch_plan_of(&r->obs);
     uint64_t total = r->obs.totals.total - r->obs.totals.interrupted;
     json_t *o = json_object(), *rates = json_array();
     if (key) {
@@ -151,7 +234,10 @@ static json_t *entry_json(const struct shim_run *r, const struct tag_table *t,
     /* The distribution of the per-period rates exists for the tuples given a detail
      * record (observer/tag_table.h), over their periods after `since` samples. */
     const struct tag_detail *d = tag_entry_detail(t, e);
-    json_object_set_new(o, "detail", d ? json_pack("{s:o}", "since", jint(d->since)) : json_null());
+    json_t *detail = d ? json_pack("{s:o}", "since", jint(d->since)) : json_null();
+    json_t *batches = d ? detail_batches_json(t, d, &bp) : NULL;
+    if (batches) json_object_set_new(detail, "batches", batches);
+    json_object_set_new(o, "detail", detail);
     for (unsigned i = 0; i < t->n_rates; i++) {
         const struct rate_sums *s = &e->sums[i];
         json_t *rj = json_object();
@@ -528,6 +614,8 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
                                       jtext(r->rate[by->y].name), "by", jtext(r->rate[by->x].name),
                                       "buckets", (int)by->buckets, "lo", by->lo, "hi", by->hi));
     if (root && o_paths(r)) json_object_set_new(root, "paths", paths_json(r));
+    struct batch_plan bp = batch_plan_of(o);
+    if (root) json_object_set_new(root, "batches", batches_json(o, &bp));
     uint64_t *seen = NULL;
     size_t n_seen = functions_seen(r, &seen);
     if (root && cct_profile_add(root, jtext, seen, n_seen, walk ? &o->chains : NULL, &order.rows,

@@ -15,7 +15,11 @@ int loghist_init(struct loghist *h, int sub_bits, int exp_min, int exp_max)
     h->exp_max = exp_max;
     h->nbuckets = (uint32_t)(exp_max - exp_min) << sub_bits;
     h->bucket = calloc(h->nbuckets, sizeof *h->bucket);
-    if (!h->bucket) return -1;
+    h->sole = calloc(h->nbuckets, sizeof *h->sole);
+    if (!h->bucket || !h->sole) {
+        loghist_free(h);
+        return -1;
+    }
     loghist_reset(h);
     return 0;
 }
@@ -23,6 +27,7 @@ int loghist_init(struct loghist *h, int sub_bits, int exp_min, int exp_max)
 void loghist_reset(struct loghist *h)
 {
     memset(h->bucket, 0, h->nbuckets * sizeof *h->bucket);
+    memset(h->sole, 0, h->nbuckets * sizeof *h->sole);
     h->underflow = h->overflow = h->count = 0;
     h->sum = 0;
     h->min = INFINITY;
@@ -32,7 +37,9 @@ void loghist_reset(struct loghist *h)
 void loghist_free(struct loghist *h)
 {
     free(h->bucket);
+    free(h->sole);
     h->bucket = NULL;
+    h->sole = NULL;
 }
 
 double loghist_lower(const struct loghist *h, uint32_t i)
@@ -42,9 +49,12 @@ double loghist_lower(const struct loghist *h, uint32_t i)
     return ldexp(frac, e);
 }
 
-double loghist_quantile(const struct loghist *h, double q)
+double loghist_quantile_exact(const struct loghist *h, double q, int *exact)
 {
+    int dummy;
     uint64_t inrange = h->count - h->underflow - h->overflow;
+    if (!exact) exact = &dummy;
+    *exact = 1;
     if (h->count == 0) return NAN;
     /* rank counted over all values; under/overflow sit at the ends */
     double rank = q * (double)(h->count - 1);
@@ -52,15 +62,21 @@ double loghist_quantile(const struct loghist *h, double q)
     if (rank < seen) return h->min;
     for (uint32_t i = 0; i < h->nbuckets && inrange; i++) {
         seen += (double)h->bucket[i];
-        if (rank < seen) return sqrt(loghist_lower(h, i) * loghist_lower(h, i + 1));
+        if (rank >= seen) continue;
+        if (h->sole[i] > 0) return h->sole[i];
+        *exact = 0;
+        return sqrt(loghist_lower(h, i) * loghist_lower(h, i + 1));
     }
     return h->max;
 }
 
 void loghist_merge(struct loghist *dst, const struct loghist *src)
 {
-    for (uint32_t i = 0; i < dst->nbuckets && i < src->nbuckets; i++)
+    for (uint32_t i = 0; i < dst->nbuckets && i < src->nbuckets; i++) {
+        if (!src->bucket[i]) continue;
+        dst->sole[i] = !dst->bucket[i] || dst->sole[i] == src->sole[i] ? src->sole[i] : -1.0;
         dst->bucket[i] += src->bucket[i];
+    }
     dst->underflow += src->underflow;
     dst->overflow += src->overflow;
     dst->count += src->count;

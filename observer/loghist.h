@@ -6,6 +6,12 @@
  * power of two, the top `sub_bits` of the mantissa pick one of 2^sub_bits equal slices
  * of it. No log(), no division, no loop: a few integer operations, cheap enough for the
  * observer's loop. Bucket edges are 2^e * (1 + k/2^sub_bits), exact in binary.
+ *
+ * Each bucket also remembers its value while every value that landed in it was the same
+ * one: TSC readings are integers that often step by tens of cycles, and a CPC is exactly
+ * 1 whenever the two windows read alike, so a quantile that falls in such a bucket is
+ * that value exactly, not the bucket's geometric midpoint (a CPC median of 1.008 where
+ * every value was 1).
  */
 #ifndef SHIM_OBSERVER_LOGHIST_H
 #define SHIM_OBSERVER_LOGHIST_H
@@ -22,6 +28,8 @@ struct loghist {
     uint64_t count;       /* every value added */
     double sum, min, max; /* exact, over finite values */
     uint64_t *bucket;     /* nbuckets counters, owned */
+    double *sole;         /* per bucket: its one value while all were equal, -1 once two
+                           * differed, 0 while empty; owned */
 };
 
 /* Allocates the buckets; returns 0 or -1 (out of memory). */
@@ -54,8 +62,10 @@ static inline void loghist_add(struct loghist *h, double v)
         h->underflow++;
     else if (i >= (int64_t)h->nbuckets)
         h->overflow++;
-    else
-        h->bucket[i]++;
+    else {
+        double *s = &h->sole[i];
+        *s = h->bucket[i]++ == 0 || *s == v ? v : -1.0;
+    }
     if (v == v && v - v == 0) { /* finite */
         h->sum += v;
         if (v < h->min) h->min = v;
@@ -66,8 +76,14 @@ static inline void loghist_add(struct loghist *h, double v)
 /* Lower edge of bucket i; the upper edge is loghist_lower(h, i + 1). */
 double loghist_lower(const struct loghist *h, uint32_t i);
 
-/* Value at quantile q in [0,1]: the geometric midpoint of the bucket holding that rank;
- * NaN when empty. */
-double loghist_quantile(const struct loghist *h, double q);
+/* Value at quantile q in [0,1]: the value of the bucket holding that rank when every
+ * value in it was the same, else its geometric midpoint; the exact minimum or maximum
+ * when the rank is among the values below or above the range; NaN when empty. *exact
+ * (when not NULL): 1 when the value is one that was added, 0 for a midpoint. */
+double loghist_quantile_exact(const struct loghist *h, double q, int *exact);
+static inline double loghist_quantile(const struct loghist *h, double q)
+{
+    return loghist_quantile_exact(h, q, NULL);
+}
 
 #endif

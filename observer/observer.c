@@ -47,7 +47,9 @@ static const uint64_t no_thread_word;
 uint64_t probe_hw_read_fd(const struct probe_hw *h)
 {
     uint64_t v[3]; /* count, time enabled, time running */
-    return read(h->fd, v, sizeof v) == (ssize_t)sizeof v ? v[0] : 0;
+    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return h->last;
+    ((struct probe_hw *)(uintptr_t)h)->last = v[0]; /* the plan is the observer's copy */
+    return v[0];
 }
 
 int observer_init(struct observer *o, const struct probe_plan *plan,
@@ -84,6 +86,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (tag_table_init(&o->tags, 1 + plan->n_tags, plan->n_rates, params->max_tags,
                        params->max_detail, &params->hist) != 0)
         return -1;
+    o->tags.batch_origin = params->batch_origin;
     if (by->buckets && tag_table_add_by(&o->tags, by->buckets + 2) != 0) {
         tag_table_free(&o->tags);
         return -1;
@@ -102,6 +105,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
             observer_free(o);
             return -1;
         }
+        o->paths.batch_origin = params->batch_origin;
     }
     for (unsigned i = 0; i < probe_readings(plan); i++)
         o->time_offset[i] =
@@ -283,42 +287,55 @@ static inline void take_sample(struct observer *o, uint64_t *s)
  * between two samples, or the slow rates (slow = 1) of a span between two reads of the
  * slow counters. A rate per TSC cycle takes its time base from the counter's own
  * timestamp: the start marker for fast hardware counters, the rdtscp right after the read
- * for the others. `traced`: the period's rates also go to its trace record. */
+ * for the others. `traced`: the period's rates also go to its trace record. `clock`: the
+ * period's time for the batches (tag_table_clock).
+ *
+ * A core-wide count minus the observer's own (probe_hw.own) can come out below zero in
+ * a period where the observed thread counted (almost) nothing, the two being read a few
+ * cycles apart: the sums keep that signed difference, so such skews cancel over the
+ * periods instead of adding up to a bias upwards; the per-period figures (the rate in
+ * the histogram, distribution and trace, and the counts a bucket of one rate by another
+ * adds up) are floored at zero. */
 static inline void record_rates(struct observer *o, const struct tag_table *t, struct tag_entry *e,
-                                const uint64_t *prev, const uint64_t *cur, int slow, int traced)
+                                const uint64_t *prev, const uint64_t *cur, int slow, int traced,
+                                uint64_t clock)
 {
     const struct probe_plan *p = &o->plan;
     const struct hist_spec *spec = &t->hist;
     struct tag_detail *dt = tag_entry_detail(t, e);
     uint64_t d[PROBE_MAX_COUNTERS];
+    double sd[PROBE_MAX_COUNTERS];  /* signed: core minus own may be negative */
     double x = NAN, ya = 0, yb = 0; /* for one rate by another */
-    for (unsigned i = 0; i < probe_readings(p); i++)
+    for (unsigned i = 0; i < probe_readings(p); i++) {
         d[i] = counter_delta(cur[SAMPLE_C + i], prev[SAMPLE_C + i], p->mask[i]);
+        sd[i] = (double)d[i];
+    }
     for (unsigned i = 0; i < p->n_hw; i++)
-        if (p->hw[i].own) d[i] = core_minus_own(d[i], d[p->hw[i].own]);
+        if (p->hw[i].own) {
+            sd[i] = core_minus_own_signed(d[i], d[p->hw[i].own]);
+            d[i] = core_minus_own(d[i], d[p->hw[i].own]);
+        }
     for (unsigned r = 0; r < p->n_rates; r++) {
         if (o->rate_slow[r] != slow) continue;
         const struct probe_rate *pr = &p->rate[r];
         unsigned at = o->time_offset[pr->num];
-        double a = (double)d[pr->num] * pr->scale;
-        double b = (double)(pr->den == PROBE_RATE_PER_TSC ? cur[at] - prev[at] : d[pr->den]);
-        double v = a / b;
+        int per_tsc = pr->den == PROBE_RATE_PER_TSC;
+        double a = sd[pr->num] * pr->scale;
+        double b = per_tsc ? (double)(cur[at] - prev[at]) : sd[pr->den];
+        double fa = (double)d[pr->num] * pr->scale, fb = per_tsc ? b : (double)d[pr->den];
+        double v = fa / fb;
         if (traced) o->trace_rate[r] = v;
         rate_sums_add(&e->sums[r], a, b);
         if (dt) {
             hist_add(spec, dt->hist + (size_t)r * HIST_WORDS(spec), v);
             rate_dist_add(&dt->dist[r], v);
+            tag_detail_batch_rate(dt, t->n_rates, r, clock, a, b);
         }
         if (r == p->by.x) x = v;
-        if (r == p->by.y) ya = a, yb = b;
+        if (r == p->by.y) ya = fa, yb = fb; /* a bucket of periods, like the histogram */
     }
-    if (dt && dt->by && !slow && x == x) { /* x is not NaN */
-        const struct probe_by *by = &p->by;
-        double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
-        unsigned slot = x < by->lo ? 0 : at >= by->buckets ? by->buckets + 1 : 1 + (unsigned)at;
-        double *c = dt->by + slot * 3;
-        c[0] += 1, c[1] += ya, c[2] += yb;
-    }
+    if (dt && dt->by && !slow && x == x) /* x is not NaN */
+        probe_by_add(&p->by, dt->by, x, ya, yb);
 }
 
 /* The longest of a period's time bases: the start markers', and each software
@@ -363,7 +380,7 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
         if (o->span_clean && same_key(o, ck, o->span + o->key_offset)) {
             o->totals.slow_attributed++;
             record_rates(o, &o->tags, tag_table_lookup(&o->tags, o->span + o->key_offset), o->span,
-                         cur, 1, 0);
+                         cur, 1, 0, tag_table_clock(&o->tags, o->span[SAMPLE_CS]));
         }
     }
     memcpy(o->span, cur, o->stride * sizeof *o->span); /* the next span begins at cur */
@@ -371,13 +388,14 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
     o->span_clean = same; /* prev and cur read one tuple (account_period compared them) */
 }
 
-/* A sample into entry e of table t: counted (`other`'s by the reason it went there),
- * and given a detail record once it has earned one. */
+/* A sample into entry e of table t at TSC `start`: counted (`other`'s by the reason it
+ * went there) and in its time batch, and given a detail record once it has earned one. */
 static inline void entry_count(struct tag_table *t, struct tag_entry *e, uint64_t cycles,
-                               uint64_t total)
+                               uint64_t total, uint64_t start)
 {
     e->samples++;
     e->cycles += cycles;
+    tag_table_count_batch(t, e, tag_table_clock(t, start));
     if (tag_table_is_other(t, e))
         t->other_why[t->why]++;
     else if (tag_table_wants_detail(t, e, total))
@@ -422,7 +440,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int other = tag_table_is_other(&o->tags, e);
     unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
     o->totals.other += (uint64_t)other;
-    entry_count(&o->tags, e, d_start, o->totals.total);
+    entry_count(&o->tags, e, d_start, o->totals.total, prev[SAMPLE_CS]);
     /* rare: no rate across threads, nor across a thread's block changing hands (a thread
      * that has given its block back reads 0s) */
     if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
@@ -441,7 +459,8 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL);
+    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL,
+                 tag_table_clock(&o->tags, prev[SAMPLE_CS]));
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
     return flags | TRACE_RATED | TRACE_KEPT;
@@ -499,10 +518,12 @@ static int path_settle(struct observer *o, int final)
     case PATH_RESOLVED: {
         struct tag_entry *e = tag_table_lookup(&o->paths, key);
         o->path_totals.resolved++;
-        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved);
+        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved,
+                    prev[SAMPLE_CS]);
         if (w[0] & TRACE_KEPT) {
             e->kept++;
-            record_rates(o, &o->paths, e, prev, cur, 0, 0);
+            record_rates(o, &o->paths, e, prev, cur, 0, 0,
+                         tag_table_clock(&o->paths, prev[SAMPLE_CS]));
         }
         break;
     }
@@ -637,6 +658,7 @@ void observer_run(struct observer *o)
 
     take_sample(o, sample_at(o, 0));
     o->first_tsc = since = sample_at(o, 0)[SAMPLE_CS];
+    if (!o->tags.batch_origin) o->tags.batch_origin = o->paths.batch_origin = o->first_tsc;
     while (!__atomic_load_n(&o->stop, __ATOMIC_RELAXED)) {
         throttle(o, sample_at(o, n - 1)[SAMPLE_CS], &rng);
         uint64_t *s = sample_at(o, n++);
@@ -682,7 +704,8 @@ void observer_merge(struct observer *dst, const struct observer *src)
         }
         free(map);
     }
-    tag_table_merge(&dst->tags, &src->tags);
+    /* what found dst's table full went to its `other`: those are `other` samples too */
+    dst->totals.other += tag_table_merge(&dst->tags, &src->tags);
     if (dst->pending && src->pending) tag_table_merge(&dst->paths, &src->paths);
     if (src->first_tsc < dst->first_tsc) dst->first_tsc = src->first_tsc;
     if (src->last_tsc > dst->last_tsc) dst->last_tsc = src->last_tsc;

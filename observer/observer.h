@@ -42,6 +42,9 @@ struct observer_params {
     struct hist_spec hist;
     uint64_t seed;        /* for the period jitter */
     uint64_t slow_period; /* TSC cycles between reads of the slow counters */
+    /* Where the tag tables' time batches start (a TSC value, the same for every observer
+     * of a run so their batches line up); 0: the observer's first sample. */
+    uint64_t batch_origin;
 };
 
 struct observer_totals {

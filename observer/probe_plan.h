@@ -44,6 +44,9 @@ struct probe_hw {
      * event (an index, never 0, since own readings come after the core-wide ones). The
      * observed thread's delta is this delta minus that one. */
     unsigned own;
+    /* The last count read() returned: what a failed read() returns instead of 0, whose
+     * delta from a real count would be near 2^64 (probe_hw_read_fd). */
+    uint64_t last;
 };
 
 /* A software counter of the running thread's block: a counter slot, or (slot
@@ -150,8 +153,11 @@ static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
 }
 
 /* read() of a perf event opened with PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING (the count
- * comes first); 0 if nothing could be read. A system call: for another thread's event
- * the kernel may interrupt that thread's CPU to bring the count up to date. */
+ * comes first). When nothing could be read, the last count read (0 before any): the
+ * period then sees no events and the next one sees them, so sums over periods stay right,
+ * where a 0 would give a delta near 2^64. A system call: for another thread's event the
+ * kernel may interrupt that thread's CPU to bring the count up to date. Keeps the count
+ * in h->last (the observer's own copy of the plan). */
 uint64_t probe_hw_read_fd(const struct probe_hw *h);
 
 static inline uint64_t probe_hw_read(const struct probe_hw *h)
@@ -169,6 +175,35 @@ static inline uint64_t probe_hw_read(const struct probe_hw *h)
 static inline uint64_t core_minus_own(uint64_t core, uint64_t own)
 {
     return core > own ? core - own : 0;
+}
+
+/* The same difference kept signed, for sums over periods: a reading skew that makes one
+ * period's difference negative makes a neighbour's larger, and the two cancel only if
+ * neither is floored. */
+static inline double core_minus_own_signed(uint64_t core, uint64_t own)
+{
+    return core >= own ? (double)(core - own) : -(double)(own - core);
+}
+
+/* One kept period into the slots of one rate by another (struct probe_by): x chose the
+ * slot, y's a and b are added. A slot is decided on the value, as hist_slot does: x at
+ * or above hi is the last slot, and an index that rounds up to `buckets` just below hi
+ * stays in the last bucket. by holds (count, sum_a, sum_b) per slot. */
+static inline void probe_by_add(const struct probe_by *by, double *slots, double x, double ya,
+                                double yb)
+{
+    unsigned slot;
+    if (x < by->lo) {
+        slot = 0;
+    } else if (!(x < by->hi)) {
+        slot = by->buckets + 1;
+    } else {
+        double at = (x - by->lo) / (by->hi - by->lo) * by->buckets;
+        unsigned i = at < (double)by->buckets ? (unsigned)at : by->buckets - 1;
+        slot = 1 + i;
+    }
+    double *c = slots + (size_t)slot * 3;
+    c[0] += 1, c[1] += ya, c[2] += yb;
 }
 
 /* A software counter of thread block b (NULL: a thread without one reads 0). */

@@ -47,10 +47,17 @@ size_t tag_table_entry_bytes(unsigned key_words, unsigned n_rates)
            key_words * sizeof(uint64_t);
 }
 
+/* Words of one record's batch arrays: the samples, then a and b per rate. */
+static size_t batch_words(unsigned n_rates)
+{
+    return (size_t)TAG_BATCHES * (1 + 2 * (size_t)n_rates);
+}
+
 static size_t detail_bytes(unsigned n_rates, const struct hist_spec *hist)
 {
     return sizeof(struct tag_detail) +
-           n_rates * (sizeof(struct rate_dist) + HIST_WORDS(hist) * sizeof(uint64_t));
+           n_rates * (sizeof(struct rate_dist) + HIST_WORDS(hist) * sizeof(uint64_t)) +
+           batch_words(n_rates) * sizeof(uint64_t);
 }
 
 size_t tag_table_initial_bytes(unsigned key_words, unsigned n_rates, uint32_t max_detail,
@@ -97,9 +104,13 @@ int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, ui
     size_t words = HIST_WORDS(hist), nd = t->max_detail;
     struct rate_dist *dist = alloc_touched(nd * n_rates, sizeof *dist);
     uint64_t *h = alloc_touched(nd * n_rates * words, sizeof *h);
-    if (!t->index || !t->chunk[0] || !t->other || !t->detail || !dist || !h) {
+    uint64_t *bs = alloc_touched(nd * TAG_BATCHES, sizeof *bs);
+    double *bsum = alloc_touched(nd * 2 * n_rates * TAG_BATCHES, sizeof *bsum);
+    if (!t->index || !t->chunk[0] || !t->other || !t->detail || !dist || !h || !bs || !bsum) {
         free(dist);
         free(h);
+        free(bs);
+        free(bsum);
         tag_table_free(t);
         return -1;
     }
@@ -109,6 +120,8 @@ int tag_table_init(struct tag_table *t, unsigned key_words, unsigned n_rates, ui
     for (size_t i = 0; i < nd; i++) {
         t->detail[i].dist = dist + i * n_rates;
         t->detail[i].hist = h + i * n_rates * words;
+        t->detail[i].batches.samples = bs + i * TAG_BATCHES;
+        t->detail[i].batches.sums = bsum + i * 2 * n_rates * TAG_BATCHES;
         for (unsigned r = 0; r < n_rates; r++) {
             t->detail[i].dist[r].min = INFINITY;
             t->detail[i].dist[r].max = -INFINITY;
@@ -136,6 +149,8 @@ void tag_table_free(struct tag_table *t)
         free(t->detail[0].dist);
         free(t->detail[0].hist);
         free(t->detail[0].by);
+        free(t->detail[0].batches.samples);
+        free(t->detail[0].batches.sums);
     }
     free(t->detail);
     for (unsigned i = 0; i < TAG_MAX_CHUNKS; i++)
@@ -151,7 +166,29 @@ void tag_table_give_detail(struct tag_table *t, struct tag_entry *e)
 {
     struct tag_detail *d = &t->detail[t->n_detail++];
     d->since = e->samples;
+    d->batches.given = t->batch_clock;
+    d->batches.level = t->batch_level;
     e->detail = t->n_detail;
+}
+
+void tag_batches_fold(uint64_t *counts, double *sums, unsigned nsums)
+{
+    for (unsigned j = 0; j < TAG_BATCHES / 2; j++)
+        counts[j] = counts[2 * j] + counts[2 * j + 1];
+    memset(counts + TAG_BATCHES / 2, 0, TAG_BATCHES / 2 * sizeof *counts);
+    for (unsigned k = 0; sums && k < nsums; k++) {
+        double *s = sums + (size_t)k * TAG_BATCHES;
+        for (unsigned j = 0; j < TAG_BATCHES / 2; j++)
+            s[j] = s[2 * j] + s[2 * j + 1];
+        memset(s + TAG_BATCHES / 2, 0, TAG_BATCHES / 2 * sizeof *s);
+    }
+}
+
+void tag_detail_batches_to(struct tag_detail *d, unsigned n_rates, uint32_t level)
+{
+    struct tag_batches *b = &d->batches;
+    for (; b->level < level; b->level++)
+        tag_batches_fold(b->samples, b->sums, 2 * n_rates);
 }
 
 /* The entry number of key, or UINT32_MAX; *slot: where it is or would go. */
@@ -287,8 +324,44 @@ static void dist_merge(struct rate_dist *d, const struct rate_dist *s)
     d->max = s->max > d->max ? s->max : d->max;
 }
 
+/* Adds record s's batches to record d's, both brought to the higher level. A sample of
+ * either side before its own record was given is in no batch, so the merged record is
+ * whole only after the later of the two `given`. */
+static void batches_merge(struct tag_detail *d, const struct tag_detail *s, unsigned n_rates)
+{
+    struct tag_detail sc = *s;
+    uint64_t *samples = NULL;
+    double *sums = NULL;
+    if (s->batches.level < d->batches.level) { /* fold a copy of s's */
+        samples = malloc(TAG_BATCHES * sizeof *samples);
+        sums = malloc((2 * (size_t)n_rates * TAG_BATCHES + 1) * sizeof *sums);
+        if (!samples || !sums) {
+            d->batches.broken = 1;
+            free(samples);
+            free(sums);
+            return;
+        }
+        memcpy(samples, s->batches.samples, TAG_BATCHES * sizeof *samples);
+        memcpy(sums, s->batches.sums, 2 * (size_t)n_rates * TAG_BATCHES * sizeof *sums);
+        sc.batches.samples = samples;
+        sc.batches.sums = sums;
+        tag_detail_batches_to(&sc, n_rates, d->batches.level);
+    }
+    tag_detail_batches_to(d, n_rates, sc.batches.level);
+    for (unsigned j = 0; j < TAG_BATCHES; j++)
+        d->batches.samples[j] += sc.batches.samples[j];
+    for (size_t k = 0; k < 2 * (size_t)n_rates * TAG_BATCHES; k++)
+        d->batches.sums[k] += sc.batches.sums[k];
+    if (sc.batches.given > d->batches.given) d->batches.given = sc.batches.given;
+    d->batches.broken |= sc.batches.broken;
+    free(samples);
+    free(sums);
+}
+
 /* Called before d's samples include s's. The merged record describes what each side's
- * record did: `since` becomes the samples of both that no record describes. */
+ * record did: `since` becomes the samples of both that no record describes. Its time
+ * batches hold every sample of the tuple after `given` only when each side with samples
+ * had a record (broken otherwise). */
 static void detail_merge(struct tag_table *dst, struct tag_entry *d, const struct tag_table *src,
                          const struct tag_entry *s)
 {
@@ -296,13 +369,21 @@ static void detail_merge(struct tag_table *dst, struct tag_entry *d, const struc
     struct tag_detail *dd = tag_entry_detail(dst, d);
     uint64_t uncovered = (dd ? dd->since : d->samples) + (sd ? sd->since : s->samples);
     if (dd) dd->since = uncovered;
-    if (!sd) return;
+    if (!sd) {
+        if (dd && s->samples) dd->batches.broken = 1;
+        return;
+    }
     if (!dd) {
         if (dst->n_detail >= dst->max_detail) return;
         tag_table_give_detail(dst, d);
         dd = tag_entry_detail(dst, d);
         dd->since = uncovered;
+        dd->batches.level = sd->batches.level;
+        dd->batches.given = sd->batches.given;
+        dd->batches.broken = d->samples > 0;
     }
+    batches_merge(dd, sd, dst->n_rates);
+    if (dst->batch_origin != src->batch_origin) dd->batches.broken = 1;
     size_t words = HIST_WORDS(&dst->hist);
     for (unsigned r = 0; r < dst->n_rates; r++) {
         dist_merge(&dd->dist[r], &sd->dist[r]);
@@ -327,17 +408,32 @@ static void entry_merge(struct tag_table *dst, struct tag_entry *d, const struct
         sums_merge(&d->sums[r], &s->sums[r]);
 }
 
-void tag_table_merge(struct tag_table *dst, const struct tag_table *src)
+uint64_t tag_table_merge(struct tag_table *dst, const struct tag_table *src)
 {
+    uint64_t to_other = 0;
     for (uint32_t i = 0; i < src->n_entries; i++) {
         while (tag_table_prepare(dst) > 0) /* stopped: grow here, adopt at once */
             tag_table_adopt(dst);
         const struct tag_entry *s = tag_table_entry(src, i);
         struct tag_entry *d = tag_table_insert(dst, tag_entry_key(src, s));
-        if (tag_table_is_other(dst, d)) dst->other_why[dst->why] += s->samples;
+        if (tag_table_is_other(dst, d)) {
+            dst->other_why[dst->why] += s->samples;
+            to_other += s->samples;
+        }
         entry_merge(dst, d, src, s);
     }
     entry_merge(dst, tag_table_other(dst), src, tag_table_other(src));
     for (int w = 0; w < TAG_OTHER_REASONS; w++)
         dst->other_why[w] += src->other_why[w];
+    /* the samples of every tuple per batch, at the higher of the two levels */
+    uint64_t counts[TAG_BATCHES];
+    memcpy(counts, src->batch_samples, sizeof counts);
+    for (uint32_t l = src->batch_level; l < dst->batch_level; l++)
+        tag_batches_fold(counts, NULL, 0);
+    for (; dst->batch_level < src->batch_level; dst->batch_level++)
+        tag_batches_fold(dst->batch_samples, NULL, 0);
+    for (unsigned j = 0; j < TAG_BATCHES; j++)
+        dst->batch_samples[j] += counts[j];
+    if (src->batch_clock > dst->batch_clock) dst->batch_clock = src->batch_clock;
+    return to_other;
 }

@@ -19,6 +19,17 @@
  *    tuples of start-up cannot take every histogram from the hot ones. A detail record
  *    describes the periods after it was given (`since` says how many samples came
  *    before); the rate itself always comes from the compact sums, over every period.
+ *  - A detail record also keeps the tuple's samples, and each rate's sums of a and b, per
+ *    *time batch*: TAG_BATCHES consecutive spans of the run, each 2^(TAG_BATCH_SHIFT +
+ *    level) TSC cycles long, counted from the table's batch_origin; the table keeps the
+ *    samples of every tuple per batch too (the shares' denominators). Consecutive samples
+ *    are nearly the same (a program stays in a tuple for many of them), so an interval
+ *    that treats them as independent is far too narrow; the spread between batches, each
+ *    long against that correlation, gives one that holds (shimview's batch means,
+ *    docs/statistics.md). When the run outgrows the batches, pairs of neighbours are
+ *    added together and the level goes up: each record folds its own arrays when a
+ *    sample first lands beyond them, so the memory stays bounded (TAG_BATCHES x (8 + 16
+ *    per rate) bytes per record) and no sample waits for every record to fold.
  *  - The index is open addressing with linear probing over 32-bit entry numbers, kept
  *    at most 7/8 full.
  *
@@ -48,6 +59,11 @@
 #define TAG_CHUNK      (1u << TAG_CHUNK_BITS)
 #define TAG_MAX_CHUNKS 1024u
 
+/* Time batches: how many, and the shortest (2^TAG_BATCH_SHIFT TSC cycles, tens of
+ * microseconds), which level L doubles L times. */
+#define TAG_BATCHES     64u
+#define TAG_BATCH_SHIFT 16u
+
 /*
  * The rate over a tuple's kept periods. Per period, a = delta(num) * scale and
  * b = delta(den): sum_a / sum_b is the rate a counting tool would report (the mean of
@@ -74,12 +90,27 @@ struct tag_entry {
     struct rate_sums sums[]; /* n_rates, then the key (key_words) */
 };
 
-/* A detail record: the distributions, the histograms, one rate by another. */
+/* Counts per time batch: batch j of level L holds what happened from origin + j * 2^(
+ * TAG_BATCH_SHIFT + L) TSC cycles on, for 2^(TAG_BATCH_SHIFT + L) cycles. */
+struct tag_batches {
+    uint32_t level;
+    uint32_t broken;   /* 1: the arrays miss some of the tuple's samples after `given`
+                        * (a merge with a side that kept none): not to be used */
+    uint64_t given;    /* TSC cycles after the origin when the record was given: the
+                        * batch holding it is partial, those before it empty */
+    uint64_t *samples; /* TAG_BATCHES */
+    double *sums;      /* per rate r: its a at [2r * TAG_BATCHES + j], b at
+                        * [(2r + 1) * TAG_BATCHES + j] */
+};
+
+/* A detail record: the distributions, the histograms, one rate by another, the time
+ * batches. */
 struct tag_detail {
     uint64_t since;         /* the entry's samples when it was given this record */
     struct rate_dist *dist; /* n_rates */
     uint64_t *hist;         /* n_rates * HIST_WORDS(spec) */
     double *by;             /* by_slots x (n, sum_a, sum_b), or NULL */
+    struct tag_batches batches;
 };
 
 /* Why a sample went to `other` instead of its own tuple. */
@@ -107,6 +138,12 @@ struct tag_table {
     const uint64_t *last_key;              /* the one-entry cache */
     struct tag_entry *last;
     size_t bytes; /* memory held, kept by whoever allocates */
+    /* Time batches: where time 0 is (a TSC value; 0 until the observer sets it), the
+     * time of the last sample counted (after the origin), and the samples of every
+     * tuple per batch, at batch_level. */
+    uint64_t batch_origin, batch_clock;
+    uint32_t batch_level;
+    uint64_t batch_samples[TAG_BATCHES];
     /* Written by the keeper, read by the observer: chunks ready, and a prepared index
      * holding the entries below next_n (NULL: none). The observer hands the old index
      * back through `retired`. */
@@ -148,11 +185,12 @@ static inline void tag_table_adopt(struct tag_table *t)
     if (__atomic_load_n(&t->next_index, __ATOMIC_ACQUIRE)) tag_table_adopt_index(t);
 }
 
-/* Adds every entry of src (same shape) to dst's entry of the same tuple, growing dst as
- * needed (both stopped: the caller may allocate); src's `other`, and tuples that find
- * dst at its limit, go to dst's `other`. Used to combine the tables of several
- * observers after they stopped. */
-void tag_table_merge(struct tag_table *dst, const struct tag_table *src);
+/* Adds every entry of src (same shape, same batch origin) to dst's entry of the same
+ * tuple, growing dst as needed (both stopped: the caller may allocate); src's `other`,
+ * and tuples that find dst at its limit, go to dst's `other`. Used to combine the tables
+ * of several observers after they stopped. Returns the samples of src's tuples that went
+ * to dst's `other` (src's own `other` aside): the caller counts them as `other` too. */
+uint64_t tag_table_merge(struct tag_table *dst, const struct tag_table *src);
 
 /* The entry of this tuple, inserted if new, `other` if there is no room. */
 struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key);
@@ -244,5 +282,56 @@ static inline void rate_dist_add(struct rate_dist *s, double v)
     if (v < s->min) s->min = v;
     if (v > s->max) s->max = v;
 }
+
+/* Adds pairs of neighbouring batches together: counts (and nsums arrays of TAG_BATCHES
+ * sums each, when sums is not NULL) of level L become those of level L + 1. */
+void tag_batches_fold(uint64_t *counts, double *sums, unsigned nsums);
+
+/* The batch of time t (TSC cycles after the origin) at *level, folding the arrays until
+ * it fits. Outside the observer's common path: a fold happens about log2(run / 2^22
+ * cycles) times per record over a run. */
+static inline unsigned tag_batch_of(uint64_t t, uint32_t *level, uint64_t *counts, double *sums,
+                                    unsigned nsums)
+{
+    uint64_t j = t >> (TAG_BATCH_SHIFT + *level);
+    while (j >= TAG_BATCHES) {
+        tag_batches_fold(counts, sums, nsums);
+        ++*level;
+        j >>= 1;
+    }
+    return (unsigned)j;
+}
+
+/* Time `tsc` as the batches count it: cycles after the table's origin (0 before it). */
+static inline uint64_t tag_table_clock(const struct tag_table *t, uint64_t tsc)
+{
+    return tsc > t->batch_origin ? tsc - t->batch_origin : 0;
+}
+
+/* One sample of entry e at time t (tag_table_clock): into the table's batches, and the
+ * entry's when its record has them. */
+static inline void tag_table_count_batch(struct tag_table *t, struct tag_entry *e, uint64_t clock)
+{
+    t->batch_clock = clock;
+    t->batch_samples[tag_batch_of(clock, &t->batch_level, t->batch_samples, NULL, 0)]++;
+    struct tag_detail *d = tag_entry_detail(t, e);
+    if (d) {
+        struct tag_batches *b = &d->batches;
+        b->samples[tag_batch_of(clock, &b->level, b->samples, b->sums, 2 * t->n_rates)]++;
+    }
+}
+
+/* One kept period's a and b of rate r into the batches of a detail record. */
+static inline void tag_detail_batch_rate(struct tag_detail *d, unsigned n_rates, unsigned r,
+                                         uint64_t clock, double a, double b)
+{
+    struct tag_batches *bt = &d->batches;
+    unsigned j = tag_batch_of(clock, &bt->level, bt->samples, bt->sums, 2 * n_rates);
+    bt->sums[2 * r * TAG_BATCHES + j] += a;
+    bt->sums[(2 * r + 1) * TAG_BATCHES + j] += b;
+}
+
+/* Brings a record's batches to `level` (at least its own): for writing and merging. */
+void tag_detail_batches_to(struct tag_detail *d, unsigned n_rates, uint32_t level);
 
 #endif

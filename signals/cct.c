@@ -111,6 +111,7 @@
  */
 #include "signals/cct.h"
 #include "signals/stackwalk.h"
+#include "signals/path.h"
 
 #include <pthread.h>
 #include <signal.h>

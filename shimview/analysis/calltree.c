@@ -18,6 +18,7 @@
 #include "shimview/analysis/rates.h"
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
+#include "shimview/analysis/intervals.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -63,21 +64,23 @@ double calltree_rate(const struct calltree_sums *s)
     return s->n > 0 && s->sum_b > 0 ? s->sum_a / s->sum_b : NAN;
 }
 
-double calltree_rate_ci95(const struct calltree_sums *s)
+struct interval calltree_rate_interval(const struct profile *p, size_t r,
+                                       const struct calltree_sums *s)
 {
-    return stats_ratio_ci95(s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
+    return interval_rate_sums(p, r, s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
 }
 
-void calltree_rate_cell(struct table *t, size_t col, const struct calltree_sums *s)
+void calltree_rate_cell(struct table *t, size_t col, const struct profile *p, size_t r,
+                        const struct calltree_sums *s)
 {
-    double v = calltree_rate(s);
-    int decimals = stats_ci_decimals(calltree_rate_ci95(s));
-    if (isnan(v))
+    struct interval iv = calltree_rate_interval(p, r, s);
+    char v[64], c[64];
+    if (isnan(calltree_rate(s))) {
         table_set(t, col, "-");
-    else if (decimals < 0)
-        table_set(t, col, "%.4g", v);
-    else
-        table_set(t, col, "%.*f", decimals, v);
+        return;
+    }
+    stats_format_estimate(calltree_rate(s), interval_half(&iv), v, c, sizeof v);
+    table_set(t, col, "%s", v);
 }
 
 double calltree_share(const struct calltree *ct, const struct calltree_count *c)
@@ -335,7 +338,7 @@ int calltree_load(const char *file, struct profile **p, struct calltree **ct)
 {
     char err[512];
     *ct = NULL;
-    if (!(*p = profile_load(file, err, sizeof err))) {
+    if (!(*p = profile_open(file, err, sizeof err))) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     }

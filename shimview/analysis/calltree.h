@@ -19,6 +19,7 @@
 
 #include "shimview/analysis/match.h"
 #include "shimview/model/profile.h"
+#include "shimview/analysis/intervals.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -75,14 +76,18 @@ void calltree_count_entry(struct calltree_count *c, const struct profile_tag *t,
 /* Add count s (its samples, cycles and nrates rate sums) to d. */
 void calltree_count_add(struct calltree_count *d, const struct calltree_count *s, size_t nrates);
 
-/* sum_a / sum_b; NAN without kept periods. And the half-width of its 95% interval. */
+/* sum_a / sum_b; NAN without kept periods. And its 95% interval as rate r of profile p:
+ * a sum over tuples has no time batches of its own, so the independent interval widened
+ * by the profile's design effect (intervals.h). */
 double calltree_rate(const struct calltree_sums *s);
-double calltree_rate_ci95(const struct calltree_sums *s);
+struct interval calltree_rate_interval(const struct profile *p, size_t r,
+                                       const struct calltree_sums *s);
 
 /* Column col of table t's newest row: s's rate to the precision its interval supports,
  * "-" without kept periods. */
 struct table;
-void calltree_rate_cell(struct table *t, size_t col, const struct calltree_sums *s);
+void calltree_rate_cell(struct table *t, size_t col, const struct profile *p, size_t r,
+                        const struct calltree_sums *s);
 
 /* The shares a count is shown with: of the attributed samples, of the entries' cycles. */
 double calltree_share(const struct calltree *ct, const struct calltree_count *c);

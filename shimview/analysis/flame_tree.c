@@ -16,6 +16,7 @@
  * frame stands for has its rate and interval as calltree_rate() gives them.
  */
 #include "shimview/analysis/flame_tree.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/analysis/stats.h"
 #include "shimview/model/profile_threads.h"
 
@@ -296,16 +297,11 @@ double flame_tree_share(const struct flame_tree *t, size_t i, size_t s)
     return stats_fraction(t->frames[i].side[s].incl.samples, t->ct[s]->attributed);
 }
 
-double flame_tree_share_diff(const struct flame_tree *t, size_t i, double *ci95)
+struct interval flame_tree_share_diff(const struct flame_tree *t, size_t i)
 {
-    *ci95 = NAN;
-    if (t->nsides < 2) return NAN;
-    uint64_t k[2], n[2];
-    for (size_t s = 0; s < 2; s++) {
-        k[s] = t->frames[i].side[s].incl.samples;
-        n[s] = t->ct[s]->attributed;
-    }
-    if (!n[0] || !n[1]) return NAN;
-    *ci95 = stats_diff_ci95(stats_share_ci95(k[0], n[0]), stats_share_ci95(k[1], n[1]));
-    return flame_tree_share(t, i, 0) - flame_tree_share(t, i, 1);
+    struct interval share[2] = {{NAN, NAN, NAN, NAN, INTERVAL_NONE}};
+    if (t->nsides < 2) return share[0];
+    for (size_t s = 0; s < 2; s++) /* a frame is a sum over tuples: no batches of its own */
+        share[s] = interval_share_count(t->ct[s]->p, t->frames[i].side[s].incl.samples);
+    return interval_diff(&share[1], &share[0]); /* B - A */
 }

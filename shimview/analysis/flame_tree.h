@@ -21,6 +21,7 @@
 #define SHIMVIEW_FLAME_TREE_H
 
 #include "shimview/analysis/calltree.h"
+#include "shimview/analysis/intervals.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,9 +81,10 @@ int flame_tree_has(const struct flame_tree *t, size_t i, size_t s);
 /* The inclusive share of frame i in side s: of the side's attributed samples. */
 double flame_tree_share(const struct flame_tree *t, size_t i, size_t s);
 
-/* Frame i's inclusive share in B less that in A, and the 95% half-width of that
- * difference (compare's interval of a difference of two proportions); NAN when it has
- * none. */
-double flame_tree_share_diff(const struct flame_tree *t, size_t i, double *ci95);
+/* Frame i's inclusive share in B less that in A, with its 95% interval as `compare`
+ * forms one (intervals.h: each side's share interval, a frame being a sum over tuples
+ * widened by its profile's design effect, or independent in a profile without time
+ * batches; the difference's by MOVER); value NAN without two sides. */
+struct interval flame_tree_share_diff(const struct flame_tree *t, size_t i);
 
 #endif /* SHIMVIEW_FLAME_TREE_H */

@@ -7,6 +7,7 @@
  * had a table of fixed size, so there every such sample was the table being full.
  */
 #include "shimview/analysis/loss.h"
+#include "shimview/analysis/stats.h"
 
 #include <inttypes.h>
 
@@ -16,9 +17,11 @@ int loss_describe(const struct profile *p, char *buf, size_t len)
     uint64_t attributed = s->total - s->interrupted;
     buf[0] = '\0';
     if (s->other == 0) return 0;
-    double share = attributed ? 100.0 * (double)s->other / (double)attributed : 100.0;
+    char share[32];
+    stats_format_share(attributed ? (double)s->other / (double)attributed : 1.0, share,
+                       sizeof share);
     int n = snprintf(buf, len,
-                     "%.2f%% of the attributed samples (%" PRIu64 ") are in \"other\", not "
+                     "%s of the attributed samples (%" PRIu64 ") are in \"other\", not "
                      "their own tag tuple: ",
                      share, s->other);
     size_t at = n > 0 && (size_t)n < len ? (size_t)n : len - 1;

@@ -15,11 +15,13 @@
  * shim does not write, has each bucket placed by its midpoint.
  */
 #include "shimview/analysis/match.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/base/usage.h"
 #include "shimview/base/numbers.h"
 #include "shimview/model/profile_threads.h"
 #include "shimview/base/table.h"
 #include "shimview/analysis/tags.h"
+#include "shimview/model/profile_batches.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -132,6 +134,34 @@ void match_entry_free(struct profile_tag *t, size_t nrates)
         free(t->rates[r].hist.counts);
     free(t->rates);
     free(t->by);
+    profile_batches_free(t->batches);
+}
+
+/* The time batches of the k entries e added up into out->batches: only when every one
+ * has them (an entry without would leave its samples out of the batches, so the sum
+ * would not describe the folded tuple); `first` is the latest, since before it some
+ * entry's are missing. 0, or -1 out of memory. */
+static int batches_fold(const struct profile *p, const struct named_tag *e, size_t k,
+                        struct profile_tag *out)
+{
+    out->batches = NULL;
+    for (size_t i = 0; i < k; i++)
+        if (!e[i].tag->batches) return 0;
+    size_t count = p->batches.count, nr = p->nrates;
+    struct profile_batches *b = profile_batches_copy(e[0].tag->batches, count, nr);
+    if (!b) return -1;
+    for (size_t i = 1; i < k; i++) {
+        const struct profile_batches *s = e[i].tag->batches;
+        if (s->first > b->first) b->first = s->first;
+        for (size_t j = 0; j < count; j++)
+            b->samples[j] += s->samples[j];
+        for (size_t j = 0; j < count * nr; j++) {
+            b->a[j] += s->a[j];
+            b->b[j] += s->b[j];
+        }
+    }
+    out->batches = b;
+    return 0;
 }
 
 /* The `by` slots of the k entries e added up into out->by (p has `by`); 0 or -1. */
@@ -156,6 +186,7 @@ int match_entry_fold(const struct profile *p, const struct named_tag *e, size_t 
     *out = *e[0].tag;
     out->samples = out->cycles = out->kept = 0;
     out->by = NULL;
+    if (batches_fold(p, e, k, out)) return -1;
     out->rates = calloc(p->nrates ? p->nrates : 1, sizeof *out->rates);
     if (!out->rates) return -1;
     for (size_t i = 0; i < k; i++) {
@@ -463,7 +494,7 @@ int match_load(char *const *files, size_t n, struct profile **out)
 {
     char err[512];
     for (size_t j = 0; j < n; j++) {
-        out[j] = profile_load(files[j], err, sizeof err);
+        out[j] = profile_open(files[j], err, sizeof err);
         if (out[j]) continue;
         fprintf(stderr, "shimview: %s\n", err);
         while (j-- > 0)

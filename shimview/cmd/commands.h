@@ -233,7 +233,8 @@ void view_set_share(struct table *t, size_t col, double frac, int csv);
 
 /* CSV: the rate, its interval and n in columns col to col + 2 (empty where undefined);
  * returns col + 3. */
-size_t view_set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s);
+size_t view_set_rate_csv(struct table *t, size_t col, const struct profile *p, size_t r,
+                         const struct calltree_sums *s);
 
 /* ---- pass_table.c ---- */
 

@@ -5,14 +5,25 @@
  *
  * Tags are matched by name with the thread word ignored (match.h), since the tids of two
  * runs differ. For each tag the table gives the share of samples in A and in B and the
- * difference B - A in percentage points, with the 95% interval of a difference of two
- * proportions under the normal approximation: each share is k/n of its profile's
- * attributed samples, and the two runs are independent, so the variances add. For each
- * rate both profiles have, it gives the ratio estimate sum_a / sum_b in A and in B and
- * their difference, whose interval adds the two delta-method variances the same way.
- * A difference whose interval excludes 0 is marked '*'. Samples within a run are
- * correlated, so the intervals are lower bounds on the uncertainty, as in `report`; a
- * mark says "larger than sampling noise alone explains", not "certainly real".
+ * difference B - A in percentage points; for each rate both profiles have, the ratio
+ * estimate sum_a / sum_b in A and in B and their difference. Each side's 95% interval is
+ * intervals.h's: batch means over the run's time batches where the tuple has them
+ * (consecutive samples are correlated, and only the spread between spans of the run
+ * says by how much), else an independent-sample interval widened by the profile's design
+ * effect (`~`), or left as it is in a profile without batches (`!`, a lower bound). The
+ * runs are independent, so the difference's interval is formed from the two sides'
+ * (MOVER, which also takes Wilson's asymmetric intervals of small shares); a difference
+ * whose interval excludes 0 is marked '*'. A tag one profile lacks had no sample there:
+ * its share there is 0, with the interval 0 samples have, so a tag that appears or
+ * vanishes is compared like any other; its rates there are unknown, and not compared.
+ *
+ * One run's intervals say nothing of how runs differ, and runs of one program with the
+ * same settings do differ (bench/README.md: the program's own measurement of a phase's
+ * share moved by half a point between runs). With --runs N, each side is several runs,
+ * the first N profiles A's and the rest B's, pooled as `merge` pools them (a share is the
+ * runs' samples over their attributed samples, a rate their sum_a over their sum_b), with
+ * the interval across runs (stats_pooled_ci95: the runs as the independent units,
+ * Student's t): what to compare when a mark must hold up (docs/statistics.md).
  *
  * With -o DIR the first rows are also drawn, A over B, by the plot figures (plot_hist.c,
  * plot_cdf.c), which take a second profile for this; with --flame FILE the calling
@@ -24,7 +35,9 @@
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
 #include "shimview/analysis/tags.h"
+#include "shimview/analysis/intervals.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -37,23 +50,32 @@
 #define FIGURE_TOP     4 /* tags drawn in the histogram figure, at most */
 #define SHARE_COLS     5 /* share A, share B, diff, ± CI, mark */
 #define RATE_COLS      5 /* rate A, rate B, diff, ± CI, mark */
+#define CSV_EXTRA_COLS 3 /* CSV after the mark: diff_lo95, diff_hi95, basis */
 #define CSV_FIXED_COLS 4 /* name, in, samples_a, samples_b */
 #define SIGNIFICANT    "*"
 
 const char compare_usage[] =
     "usage: shimview compare [--rate NAME] [--top N | --all] [--csv] [-o DIR]\n"
     "                        [--flame FILE] A B\n"
+    "       shimview compare --runs N [--rate NAME] [--top N | --all] [--csv] A1..AN B1..\n"
     "\n"
     "Compare two profiles tag by tag: for each tag, its share of samples in A and\n"
     "in B and the difference B - A in percentage points with a 95% confidence\n"
     "interval; for each rate both profiles have, the rate (sum_a / sum_b over the\n"
     "kept periods) in A and in B and the difference with its 95% interval. '*'\n"
-    "marks a difference whose interval excludes 0. Tags are matched by name, the\n"
-    "thread word ignored (tids differ between runs; a tag seen in several threads\n"
-    "is added up). Rows are sorted by A's share; a tag found in one profile only\n"
-    "has the other side empty. Rates that only one profile has are left out, and\n"
-    "named on stderr.\n"
+    "marks a difference whose interval excludes 0. Intervals come from each run's\n"
+    "time batches (batch means); '~' marks one widened from independent samples by\n"
+    "the run's design effect, '!' one that assumes independent samples (a profile\n"
+    "without batches). Tags are matched by name, the thread word ignored (tids\n"
+    "differ between runs; a tag seen in several threads is added up). Rows are\n"
+    "sorted by A's share; a tag found in one profile only counts as 0 samples in\n"
+    "the other ('-'). Rates that only one profile has are left out, and named on\n"
+    "stderr.\n"
     "\n"
+    "      --runs N      each side is several runs: the first N profiles are A's,\n"
+    "                    the rest B's (at least 2 each); each side's shares and\n"
+    "                    rates are pooled over its runs, with intervals across runs\n"
+    "                    (as `merge` gives them); not with -o or --flame\n"
     "  -r, --rate NAME   compare only this rate (default: every rate both have)\n"
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
@@ -66,7 +88,8 @@ const char compare_usage[] =
     "                    first one both have; not with --csv\n"
     "      --flame FILE  also draw the calling contexts' differential flame graph\n"
     "                    into FILE (as shimview flame --diff A B does; '-': standard\n"
-    "                    output); both profiles need a calling context; not with --csv\n"
+    "                    output); both profiles need a calling context; not with\n"
+    "                    --csv or --runs\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
@@ -74,15 +97,35 @@ struct compare_options {
     const char *rate;
     const char *dir;
     const char *flame;
-    char *file[2];
+    char **file;  /* A's runs, then B's */
+    size_t nfile; /* 2 without --runs */
+    size_t runs;  /* A's runs: profiles [0, runs) are A, [runs, nfile) B */
 };
+
+/* The profiles of side j (0: A, 1: B) of a match: [*from, *to). */
+static void side_range(const struct compare_options *o, size_t j, size_t *from, size_t *to)
+{
+    *from = j ? o->runs : 0;
+    *to = j ? o->nfile : o->runs;
+}
+
+/* An estimate pooled over runs as an interval across them (INTERVAL_RUNS); no interval
+ * with fewer than two runs. */
+static struct interval runs_interval(const struct stats_pooled *p, int share)
+{
+    double v = stats_pooled_value(p), h = stats_pooled_ci95(p);
+    struct interval iv = {v, v - h, v + h, (double)p->n - 1, INTERVAL_RUNS};
+    if (isnan(h)) iv.lo = iv.hi = NAN, iv.basis = INTERVAL_NONE;
+    if (share && iv.lo < 0) iv.lo = 0;
+    return iv;
+}
 
 /* One row: a matched tag with what both sides say of its share. */
 struct cmp_row {
     const struct match_row *m;
-    uint64_t k[2];   /* samples */
-    double share[2]; /* NAN where the side has no entry */
-    double ci[2];    /* 95% half-width of each share */
+    uint64_t k[2];            /* samples (of every run of the side) */
+    int present[2];           /* the side has the tag (in some run) */
+    struct interval share[2]; /* a side without the tag: 0 samples */
 };
 
 /* ---- rows ---- */
@@ -92,108 +135,168 @@ static int row_order(const void *a, const void *b)
     const struct cmp_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
     for (int j = 0; j < 2; j++) { /* A's share first; a missing side sorts below 0 */
-        double sx = isnan(x->share[j]) ? -1 : x->share[j];
-        double sy = isnan(y->share[j]) ? -1 : y->share[j];
+        double sx = x->present[j] ? x->share[j].value : -1;
+        double sy = y->present[j] ? y->share[j].value : -1;
         if (sx != sy) return sx < sy ? 1 : -1;
     }
     return strcmp(x->m->name, y->m->name);
 }
 
-static struct cmp_row *make_rows(const struct match *m)
+/* Side j's share of row r over its runs (--runs): pooled, its interval across runs. */
+static struct interval runs_share(const struct match *m, struct cmp_row *r, size_t from, size_t to,
+                                  double *ab)
+{
+    struct stats_pooled p = {.ab = ab};
+    for (size_t j = from; j < to; j++) {
+        const struct profile_tag *t = r->m->entry[j];
+        if (match_attributed(m, j))
+            stats_pooled_add(&p, t ? (double)t->samples : 0, (double)match_attributed(m, j));
+    }
+    return runs_interval(&p, 1);
+}
+
+static struct cmp_row *make_rows(const struct match *m, const struct compare_options *o)
 {
     struct cmp_row *rows = calloc(m->nrows ? m->nrows : 1, sizeof *rows);
-    if (!rows) return NULL;
+    double *ab = calloc(2 * o->nfile, sizeof *ab);
+    if (!rows || !ab) {
+        free(rows);
+        free(ab);
+        return NULL;
+    }
     for (size_t i = 0; i < m->nrows; i++) {
-        rows[i].m = &m->rows[i];
+        struct cmp_row *r = &rows[i];
+        r->m = &m->rows[i];
         for (size_t j = 0; j < 2; j++) {
-            const struct profile_tag *t = m->rows[i].entry[j];
-            rows[i].k[j] = t ? t->samples : 0;
-            rows[i].share[j] = t ? match_share(m, j, t) : NAN;
-            rows[i].ci[j] = t ? stats_share_ci95(t->samples, match_attributed(m, j)) : NAN;
+            size_t from, to;
+            side_range(o, j, &from, &to);
+            for (size_t q = from; q < to; q++) {
+                const struct profile_tag *t = r->m->entry[q];
+                r->k[j] += t ? t->samples : 0;
+                r->present[j] |= t != NULL;
+            }
+            const struct profile_tag *t = r->m->entry[from];
+            if (o->nfile > 2)
+                r->share[j] = runs_share(m, r, from, to, ab);
+            else
+                r->share[j] = t ? interval_share(&m->folded[from], t)
+                                : interval_share_count(&m->folded[from], 0);
         }
     }
+    free(ab);
     qsort(rows, m->nrows, sizeof *rows, row_order);
     return rows;
 }
 
-/* The ratio estimate of rate r of t and its 95% half-width; 0 when there is none. */
-static int rate_of(const struct profile_tag *t, size_t r, double *rate, double *ci)
-{
-    if (!t) return 0;
-    const struct profile_rate_stats *s = &t->rates[r];
-    if (s->n == 0 || !s->has_stats || !isfinite(s->rate)) return 0;
-    *rate = s->rate;
-    *ci = stats_ratio_ci95(s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
-    return 1;
-}
-
 /* ---- cells ---- */
 
-/* Two estimates and their difference B - A with its 95% half-width. */
+/* Two estimates, their difference B - A with its interval, and what to print. */
 struct diff {
-    double a, b, d, ci;
-    double ci_a, ci_b; /* of each side */
-    int have_a, have_b;
+    struct interval a, b, d;
+    int show_a, show_b; /* the side has the tag (else "-") */
+    int have_d;         /* the difference is defined */
 };
 
-/* Five cells from column c: A, B, the difference, "± ci" and the mark. CSV has every
- * digit; text has the difference to the precision its interval supports (`fallback`
- * decimals when it has none), and the sides to side_dec decimals (-1: the same, or
- * where one side is missing, the precision of the other's own interval). Text values are
- * multiplied by scale and followed by suffix. */
-static void diff_cells(struct table *t, size_t c, const struct diff *d, int csv, double scale,
-                       int side_dec, int fallback, const char *suffix)
+/* A side's value as text, times scale: a share in % (stats_format_share), a rate to the
+ * precision of its own interval. */
+static void side_text(char *buf, size_t len, const struct interval *iv, int share)
 {
-    int both = d->have_a && d->have_b;
+    char c[64];
+    if (share)
+        stats_format_share(iv->value, buf, len);
+    else
+        stats_format_estimate(iv->value, interval_half(iv), buf, c, len);
+}
+
+/* Five cells from column c: A, B, the difference, its interval and the mark; in CSV then
+ * the interval's bounds and its basis. CSV has every digit; text rounds the difference
+ * to the precision its interval supports, in units of `scale` (100: percentage points),
+ * and writes an asymmetric interval as "+up/-down". */
+static void diff_cells(struct table *t, size_t c, const struct diff *d, int csv, double scale,
+                       int share)
+{
+    double half = interval_half(&d->d);
     if (csv) {
-        if (d->have_a) table_set(t, c, "%.10g", d->a);
-        if (d->have_b) table_set(t, c + 1, "%.10g", d->b);
-        if (both) table_set(t, c + 2, "%.10g", d->d);
-        if (both && !isnan(d->ci)) table_set(t, c + 3, "%.6g", d->ci);
-    } else {
-        int dec = stats_ci_decimals(d->ci * scale);
-        int ddec = dec < 0 ? fallback : dec, sdec = side_dec < 0 ? ddec : side_dec;
-        if (!both && side_dec < 0) {
-            dec = stats_ci_decimals((d->have_a ? d->ci_a : d->ci_b) * scale);
-            sdec = dec < 0 ? fallback : dec;
+        if (d->show_a) table_set(t, c, "%.10g", d->a.value);
+        if (d->show_b) table_set(t, c + 1, "%.10g", d->b.value);
+        if (d->have_d) table_set(t, c + 2, "%.10g", d->d.value);
+        if (d->have_d && !isnan(half)) {
+            table_set(t, c + 3, "%.6g", half);
+            table_set(t, c + 5, "%.6g", d->d.lo);
+            table_set(t, c + 6, "%.6g", d->d.hi);
+            table_set(t, c + 7, "%s", interval_basis_name(d->d.basis));
         }
+    } else {
+        char a[64], b[64], v[64], h[64];
         table_set(t, c, "-");
         table_set(t, c + 1, "-");
         table_set(t, c + 2, "-");
-        if (d->have_a) table_set(t, c, "%.*f%s", sdec, d->a * scale, suffix);
-        if (d->have_b) table_set(t, c + 1, "%.*f%s", sdec, d->b * scale, suffix);
-        if (both) table_set(t, c + 2, "%+.*f", ddec, d->d * scale);
-        if (both && dec >= 0) table_set(t, c + 3, "± %.*f", dec, d->ci * scale);
-        if (both && dec < 0) table_set(t, c + 3, isnan(d->ci) ? "± -" : "± 0");
+        if (d->show_a) side_text(a, sizeof a, &d->a, share), table_set(t, c, "%s", a);
+        if (d->show_b) side_text(b, sizeof b, &d->b, share), table_set(t, c + 1, "%s", b);
+        if (d->have_d) {
+            double up = (d->d.hi - d->d.value) * scale, down = (d->d.value - d->d.lo) * scale;
+            stats_format_estimate(d->d.value * scale, half * scale, v, h, sizeof v);
+            table_set(t, c + 2, "%s%s", d->d.value >= 0 && v[0] != '-' ? "+" : "", v);
+            if (!isnan(half) && fabs(up - down) > 0.1 * fmax(up, down)) {
+                char u[64], w[64], x[64];
+                stats_format_estimate(d->d.value * scale, up, x, u, sizeof u);
+                stats_format_estimate(d->d.value * scale, down, x, w, sizeof w);
+                table_set(t, c + 3, "+%s/-%s%s", u + 3, w + 3, interval_mark(d->d.basis));
+            } else {
+                table_set(t, c + 3, "%s%s", h, interval_mark(d->d.basis));
+            }
+        }
     }
-    if (both && stats_excludes_zero(d->d, d->ci)) table_set(t, c + 4, SIGNIFICANT);
+    if (d->have_d && interval_excludes_zero(&d->d)) table_set(t, c + 4, SIGNIFICANT);
 }
 
-/* Shares print in % with two decimals, as in `report`; their difference in percentage
- * points. */
+/* Shares print in %, their difference in percentage points. A side without the tag
+ * counts as 0 samples there (make_rows gave it that interval). */
 static void share_cells(struct table *t, size_t c, const struct cmp_row *r, int csv)
 {
     struct diff d = {.a = r->share[0],
                      .b = r->share[1],
-                     .have_a = !isnan(r->share[0]),
-                     .have_b = !isnan(r->share[1])};
-    d.d = d.b - d.a;
-    d.ci = stats_diff_ci95(r->ci[0], r->ci[1]);
-    diff_cells(t, c, &d, csv, 100, 2, 2, "%");
+                     .show_a = r->present[0],
+                     .show_b = r->present[1],
+                     .have_d = 1};
+    d.d = interval_diff(&d.a, &d.b);
+    diff_cells(t, c, &d, csv, 100, 1);
 }
 
-static void rate_cells(struct table *t, size_t c, const struct cmp_row *r, size_t ra, size_t rb,
-                       int csv)
+/* Side j's rate k of row r over its runs (--runs): pooled over the runs where the tag
+ * has kept periods, its interval across them. */
+static struct interval runs_rate(const struct match *m, const struct cmp_row *r, size_t k,
+                                 size_t from, size_t to)
+{
+    double ab[2 * (to - from) + 1];
+    struct stats_pooled p = {.ab = ab};
+    for (size_t j = from; j < to; j++) {
+        const struct profile_tag *t = r->m->entry[j];
+        const struct profile_rate_stats *s = t ? &t->rates[match_rate(m, k, j)] : NULL;
+        if (s && s->n > 0 && s->has_stats && s->sum_b > 0) stats_pooled_add(&p, s->sum_a, s->sum_b);
+    }
+    return runs_interval(&p, 0);
+}
+
+static void rate_cells(struct table *t, size_t c, const struct match *m, const struct cmp_row *r,
+                       size_t k, int csv, const struct compare_options *o)
 {
     struct diff d = {0};
-    double ca = NAN, cb = NAN;
-    d.have_a = rate_of(r->m->entry[0], ra, &d.a, &ca);
-    d.have_b = rate_of(r->m->entry[1], rb, &d.b, &cb);
-    d.d = d.b - d.a;
-    d.ci = stats_diff_ci95(ca, cb);
-    d.ci_a = ca;
-    d.ci_b = cb;
-    diff_cells(t, c, &d, csv, 1, -1, 4, "");
+    d.a = d.b = (struct interval){NAN, NAN, NAN, NAN, INTERVAL_NONE};
+    for (size_t j = 0; j < 2; j++) {
+        size_t from, to;
+        side_range(o, j, &from, &to);
+        const struct profile_tag *e = r->m->entry[from];
+        struct interval *iv = j ? &d.b : &d.a;
+        if (o->nfile > 2)
+            *iv = runs_rate(m, r, k, from, to);
+        else if (e)
+            *iv = interval_rate(&m->folded[from], e, match_rate(m, k, from));
+        *(j ? &d.show_b : &d.show_a) = !isnan(iv->value);
+    }
+    d.have_d = d.show_a && d.show_b;
+    d.d = interval_diff(&d.a, &d.b);
+    diff_cells(t, c, &d, csv, 1, 0);
 }
 
 /* ---- the table ---- */
@@ -205,15 +308,15 @@ struct rate_pick {
 
 static struct table *new_table(const struct match *m, const struct rate_pick *rp, int csv)
 {
-    size_t fixed = csv ? CSV_FIXED_COLS : 1;
-    size_t ncols = fixed + SHARE_COLS + RATE_COLS * rp->n;
+    size_t fixed = csv ? CSV_FIXED_COLS : 1, group = csv ? SHARE_COLS + CSV_EXTRA_COLS : SHARE_COLS;
+    size_t ncols = fixed + group * (1 + rp->n);
     enum table_align *align = calloc(ncols, sizeof *align);
     if (!align) return NULL;
     for (size_t c = 1; c < ncols; c++)
         align[c] = TABLE_RIGHT;
     for (size_t k = 0; k <= rp->n; k++) { /* "± CI" and the mark read from the left */
-        align[fixed + 5 * k + 3] = TABLE_LEFT;
-        align[fixed + 5 * k + 4] = TABLE_LEFT;
+        align[fixed + group * k + 3] = TABLE_LEFT;
+        align[fixed + group * k + 4] = TABLE_LEFT;
     }
     struct table *t = table_new(ncols, align);
     free(align);
@@ -223,8 +326,9 @@ static struct table *new_table(const struct match *m, const struct rate_pick *rp
     table_set(t, c++, "name");
     if (csv) {
         static const char *const heads[] = {
-            "in",      "samples_a",  "samples_b",       "share_a",
-            "share_b", "share_diff", "share_diff_ci95", "share_sig"};
+            "in",         "samples_a",       "samples_b", "share_a",         "share_b",
+            "share_diff", "share_diff_ci95", "share_sig", "share_diff_lo95", "share_diff_hi95",
+            "share_basis"};
         for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
             table_set(t, c++, "%s", heads[i]);
     } else {
@@ -236,8 +340,9 @@ static struct table *new_table(const struct match *m, const struct rate_pick *rp
     for (size_t k = rp->first; k < rp->first + rp->n; k++) {
         const char *name = match_rate_name(m, k);
         if (csv) {
-            static const char *const tails[] = {"a", "b", "diff", "diff_ci95", "sig"};
-            for (size_t i = 0; i < RATE_COLS; i++)
+            static const char *const tails[] = {"a",   "b",         "diff",      "diff_ci95",
+                                                "sig", "diff_lo95", "diff_hi95", "basis"};
+            for (size_t i = 0; i < RATE_COLS + CSV_EXTRA_COLS; i++)
                 table_set(t, c++, "rate_%s_%s", name, tails[i]);
         } else {
             table_set(t, c++, "%s A", name);
@@ -252,56 +357,95 @@ static struct table *new_table(const struct match *m, const struct rate_pick *rp
 }
 
 static void add_row(struct table *t, const struct match *m, const struct cmp_row *r,
-                    const struct rate_pick *rp, int csv)
+                    const struct rate_pick *rp, const struct compare_options *o)
 {
     size_t c = 0;
+    int csv = o->t.csv;
     table_add_row(t);
     table_set(t, c++, "%s", r->m->name);
     if (csv) {
-        int a = r->m->entry[0] != NULL, b = r->m->entry[1] != NULL;
+        int a = r->present[0], b = r->present[1];
         table_set(t, c++, "%s", a && b ? "both" : a ? "a" : "b");
         if (a) table_set(t, c, "%" PRIu64, r->k[0]);
         if (b) table_set(t, c + 1, "%" PRIu64, r->k[1]);
         c += 2;
     }
+    size_t group = csv ? SHARE_COLS + CSV_EXTRA_COLS : SHARE_COLS;
     share_cells(t, c, r, csv);
-    c += SHARE_COLS;
-    for (size_t k = rp->first; k < rp->first + rp->n; k++, c += RATE_COLS)
-        rate_cells(t, c, r, match_rate(m, k, 0), match_rate(m, k, 1), csv);
+    c += group;
+    for (size_t k = rp->first; k < rp->first + rp->n; k++, c += group)
+        rate_cells(t, c, m, r, k, csv, o);
 }
 
-static void print_notes(const struct match *m, const struct rate_pick *rp, size_t hidden)
+static void print_notes(const struct match *m, const struct rate_pick *rp, size_t hidden,
+                        const struct compare_options *o)
 {
+    char legend[512];
     match_note_hidden(hidden);
-    printf("\nΔ = B - A. Shares: of each profile's attributed samples; Δ in percentage points,\n"
-           "± the 95%% interval of a difference of two proportions (normal approximation).\n");
-    if (rp->n)
-        printf("Rates: sum_a / sum_b over the kept periods; ± the 95%% interval of the\n"
-               "difference from the two delta-method intervals.\n");
+    if (o->nfile > 2) {
+        printf(
+            "\nΔ = B - A, each side pooled over its runs (A: %zu, B: %zu) as `merge` pools them:\n"
+            "shares are the runs' samples over their attributed samples, in percentage\n"
+            "points (a run without the tag counts as 0 samples); rates sum_a / sum_b over the\n"
+            "kept periods of the runs that have some.\n",
+            o->runs, o->nfile - o->runs);
+        for (size_t k = rp->first; k < rp->first + rp->n; k++) {
+            const struct profile_rate *r = &m->folded[0].rates[match_rate(m, k, 0)];
+            printf("  %s: counter %s, %s\n", r->name, r->counter, r->unit);
+        }
+        printf(
+            "± the 95%% interval of the difference, from each side's interval across its runs\n"
+            "(the runs as independent units, Student's t with runs - 1 degrees of freedom).\n"
+            "%s: the interval excludes 0. Tags are matched by name; the thread word is ignored.\n",
+            SIGNIFICANT);
+        return;
+    }
+    printf("\nΔ = B - A. Shares: of each profile's attributed samples; Δ in percentage points;\n"
+           "a tag one profile lacks (-) counts as 0 samples there.\n");
+    if (rp->n) printf("Rates: sum_a / sum_b over the kept periods.\n");
     for (size_t k = rp->first; k < rp->first + rp->n; k++) {
         const struct profile_rate *r = &m->folded[0].rates[match_rate(m, k, 0)];
         printf("  %s: counter %s, %s\n", r->name, r->counter, r->unit);
     }
-    printf("%s: the interval excludes 0. Samples are correlated, so read the intervals as\n"
-           "lower bounds. Tags are matched by name; the thread word is ignored.\n",
+    printf("± the 95%% interval of the difference, from each run's own intervals (a run's\n"
+           "samples are correlated; the two runs are independent):\n");
+    for (size_t j = 0; j < 2; j++)
+        printf("  %s: %s\n", j ? "B" : "A", intervals_legend(&m->folded[j], legend, sizeof legend));
+    printf("%s: the interval excludes 0. Tags are matched by name; the thread word is ignored.\n",
            SIGNIFICANT);
 }
 
 static int print_table(const struct match *m, const struct cmp_row *rows,
                        const struct rate_pick *rp, const struct compare_options *o)
 {
-    static const char *const labels[2] = {"A", "B"};
     int csv = o->t.csv;
     size_t shown = match_rows_shown(m, &o->t, DEFAULT_TOP);
     struct table *t = new_table(m, rp, csv);
-    if (!t) return -1;
+    char(*names)[24] = calloc(o->nfile, sizeof *names);
+    const char **labels = calloc(o->nfile, sizeof *labels);
+    if (!t || !names || !labels) {
+        table_free(t);
+        free(names);
+        free(labels);
+        return -1;
+    }
+    for (size_t j = 0; j < o->nfile; j++) { /* A, B; or A1.., B1.. */
+        if (o->nfile == 2)
+            snprintf(names[j], sizeof names[j], "%s", j ? "B" : "A");
+        else
+            snprintf(names[j], sizeof names[j], "%s%zu", j < o->runs ? "A" : "B",
+                     j < o->runs ? j + 1 : j - o->runs + 1);
+        labels[j] = names[j];
+    }
     if (!csv) match_print_sources(m, labels);
     for (size_t i = 0; i < shown; i++)
-        add_row(t, m, &rows[i], rp, csv);
-    if (match_has_other(m)) add_row(t, m, &rows[m->nrows - 1], rp, csv);
+        add_row(t, m, &rows[i], rp, o);
+    if (match_has_other(m)) add_row(t, m, &rows[m->nrows - 1], rp, o);
     int rc = csv ? table_print_csv(t, stdout) : table_print_text(t, stdout);
     table_free(t);
-    if (!csv) print_notes(m, rp, match_tag_rows(m) - shown);
+    if (!csv) print_notes(m, rp, match_tag_rows(m) - shown, o);
+    free(names);
+    free(labels);
     return rc;
 }
 
@@ -398,13 +542,25 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
         {"output", required_argument, NULL, 'o'},
         {"flame", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
+        {"runs", required_argument, NULL, 'R'},
         MATCH_TABLE_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
+    char *end;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":r:n:ao:h", options, NULL)) != -1) {
         switch (opt) {
+        case 'R':
+            errno = 0;
+            o->runs = (size_t)strtoul(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-' || o->runs < 2 ||
+                o->runs > 100000)
+                return usage_error("compare",
+                                   "--runs %s: expected a whole number of runs, at "
+                                   "least 2 (A's first N profiles)",
+                                   optarg);
+            break;
         case 'r':
             if (!optarg[0]) return usage_error("compare", "--rate needs a rate name");
             o->rate = optarg;
@@ -434,12 +590,30 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     if (o->t.csv && o->dir) /* the paths of the figures would end up among the records */
         return usage_error("compare", "--csv and -o exclude each other: the CSV is all that "
                                       "standard output holds; draw the figures in a second call");
-    if (argc - optind != 2)
-        return usage_error("compare", "expects two profiles A and B, got %d", argc - optind);
-    o->file[0] = argv[optind];
-    o->file[1] = argv[optind + 1];
-    if (strcmp(o->file[0], "-") == 0 && strcmp(o->file[1], "-") == 0)
-        return usage_error("compare", "standard input can be only one of the two profiles");
+    o->file = argv + optind;
+    o->nfile = (size_t)(argc - optind);
+    if (!o->runs && o->nfile != 2)
+        return usage_error("compare",
+                           "expects two profiles A and B, got %zu (several runs of "
+                           "each: --runs N)",
+                           o->nfile);
+    if (o->runs && o->nfile < o->runs + 2)
+        return usage_error("compare",
+                           "--runs %zu: expects %zu profiles of A, then at least 2 "
+                           "of B, got %zu profiles",
+                           o->runs, o->runs, o->nfile);
+    if (o->runs && o->dir)
+        return usage_error("compare", "--runs and -o exclude each other: the figures draw one "
+                                      "run against one");
+    if (o->runs && o->flame)
+        return usage_error("compare", "--runs and --flame exclude each other: the flame graph "
+                                      "draws one run against one (shimview flame --diff A B)");
+    if (!o->runs) o->runs = 1;
+    size_t stdin_uses = 0;
+    for (size_t i = 0; i < o->nfile; i++)
+        stdin_uses += strcmp(o->file[i], "-") == 0;
+    if (stdin_uses > 1)
+        return usage_error("compare", "standard input can be only one of the profiles");
     return 0;
 }
 
@@ -467,8 +641,8 @@ static int pick_rates(const struct match *m, const struct compare_options *o, st
 
 static int compare_profiles(struct profile *const *p, const struct compare_options *o)
 {
-    struct match *m = match_profiles(p, 2);
-    struct cmp_row *rows = m ? make_rows(m) : NULL;
+    struct match *m = match_profiles(p, o->nfile);
+    struct cmp_row *rows = m ? make_rows(m, o) : NULL;
     struct rate_pick rp;
     int rc = 0;
     if (!rows) {
@@ -493,17 +667,23 @@ static int compare_profiles(struct profile *const *p, const struct compare_optio
 int compare_main(int argc, char **argv)
 {
     struct compare_options o = {0};
-    struct profile *p[2];
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
-    if ((rc = match_load(o.file, 2, p))) return rc;
-    rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
-    if (rc == 0) rc = compare_profiles(p, &o);
-    if (rc == 0 && o.flame) {
-        fflush(stdout);
-        rc = flame_diff_write(o.flame, p[0], p[1], o.file[0], o.file[1], 0);
+    struct profile **p = calloc(o.nfile, sizeof *p);
+    if (!p) {
+        fprintf(stderr, "shimview: out of memory\n");
+        return EXIT_FILE_ERROR;
     }
-    profile_free(p[0]);
-    profile_free(p[1]);
+    if ((rc = match_load(o.file, o.nfile, p)) == 0) {
+        rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
+        if (rc == 0) rc = compare_profiles(p, &o);
+        if (rc == 0 && o.flame) {
+            fflush(stdout);
+            rc = flame_diff_write(o.flame, p[0], p[1], o.file[0], o.file[1], 0);
+        }
+        for (size_t j = 0; j < o.nfile; j++)
+            profile_free(p[j]);
+    }
+    free(p);
     return rc;
 }

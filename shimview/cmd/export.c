@@ -7,6 +7,7 @@
  * terminal.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/export/export.h"
 #include "shimview/base/output.h"
 
@@ -161,7 +162,7 @@ int export_main(int argc, char **argv)
         rc = trace_command_open(o.file, o.trace, &p, &x.ti, &t);
         if (rc) return rc;
         x.t = &t;
-    } else if (!(p = profile_load(o.file, err, sizeof err))) {
+    } else if (!(p = profile_open(o.file, err, sizeof err))) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
     } else if (!(x.slot_frame = export_slot_frames(p))) {

@@ -139,16 +139,16 @@ static void function_row(struct table *t, const struct calltree *ct,
     for (size_t r = r0; r < r0 + nr; r++)
         for (size_t k = 0; k < 2; k++) {
             if (csv)
-                c = view_set_rate_csv(t, c, &cnt[k]->rates[r]);
+                c = view_set_rate_csv(t, c, ct->p, r, &cnt[k]->rates[r]);
             else
-                calltree_rate_cell(t, c++, &cnt[k]->rates[r]);
+                calltree_rate_cell(t, c++, ct->p, r, &cnt[k]->rates[r]);
         }
 }
 
 /* The samples the table cannot show as a function, and how to read it. */
 static void functions_notes(FILE *f, enum report_format fmt, const struct calltree *ct)
 {
-    char a[32], text[512];
+    char a[32], b[32], text[512];
     snprintf(text, sizeof text,
              "excl: samples whose function signal (slot 8) named the function; incl: samples "
              "whose calling context (slot 9) has it on its path, each once; shares of the %s "
@@ -157,17 +157,18 @@ static void functions_notes(FILE *f, enum report_format fmt, const struct calltr
              fmt_count(ct->attributed, a, sizeof a));
     report_note(f, fmt, text);
     if (ct->outside.samples) {
-        snprintf(
-            text, sizeof text, "outside instrumented functions (slot 8 held 0): %s samples, %.2f%%",
-            fmt_count(ct->outside.samples, a, sizeof a), 100 * calltree_share(ct, &ct->outside));
+        snprintf(text, sizeof text,
+                 "outside instrumented functions (slot 8 held 0): %s samples, %s",
+                 fmt_count(ct->outside.samples, a, sizeof a),
+                 stats_format_share(calltree_share(ct, &ct->outside), b, sizeof b));
         report_note(f, fmt, text);
     }
     if (ct->unlisted.samples) {
         snprintf(text, sizeof text,
                  "in functions the profile does not list (entered while the thread's arena was "
-                 "full, so they have no context of their own): %s samples, %.2f%%",
+                 "full, so they have no context of their own): %s samples, %s",
                  fmt_count(ct->unlisted.samples, a, sizeof a),
-                 100 * calltree_share(ct, &ct->unlisted));
+                 stats_format_share(calltree_share(ct, &ct->unlisted), b, sizeof b));
         report_note(f, fmt, text);
     }
 }
@@ -315,13 +316,14 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
     for (size_t r = r0; r < r0 + nr; r++) {
         const struct calltree_sums *s = &cnt->rates[r];
         if (csv) {
-            c = view_set_rate_csv(t, c, s);
+            c = view_set_rate_csv(t, c, ct->p, r, s);
             continue;
         }
-        double ci = calltree_rate_ci95(s);
-        int decimals = stats_ci_decimals(ci);
-        calltree_rate_cell(t, c++, s);
-        if (decimals >= 0) table_set(t, c, "± %.*f", decimals, ci);
+        struct interval iv = calltree_rate_interval(ct->p, r, s);
+        char v[64], h[64];
+        calltree_rate_cell(t, c++, ct->p, r, s);
+        stats_format_estimate(iv.value, interval_half(&iv), v, h, sizeof v);
+        if (!isnan(interval_half(&iv))) table_set(t, c, "%s%s", h, interval_mark(iv.basis));
         table_set(t, c + 1, "%s", fmt_count(s->n, a, sizeof a));
         c += 2;
     }

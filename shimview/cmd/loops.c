@@ -120,7 +120,7 @@ static void loop_row(struct table *t, const struct profile *p, const struct entr
 static void loops_notes(const struct profile *p, const struct calltree_count *outside)
 {
     uint64_t attributed = p->samples.total - p->samples.interrupted;
-    char a[32];
+    char a[32], b[32];
     printf("\nloop: its number in the function's table (slot 10), '-' for the function's time "
            "outside its loops;\nsamples: taken while the loop was the innermost loop running in "
            "its function (its nested loops\nand the functions it calls have their own rows); "
@@ -128,9 +128,9 @@ static void loops_notes(const struct profile *p, const struct calltree_count *ou
            "samples' kept periods (sum_a / sum_b)\n",
            fmt_count(attributed, a, sizeof a));
     if (outside->samples)
-        printf("outside instrumented functions (slot 10 held 0): %s samples, %.2f%%\n",
+        printf("outside instrumented functions (slot 10 held 0): %s samples, %s\n",
                fmt_count(outside->samples, a, sizeof a),
-               100 * stats_fraction(outside->samples, attributed));
+               stats_format_share(stats_fraction(outside->samples, attributed), b, sizeof b));
     if (p->other.samples)
         printf("in other (the tag table was full): %s samples\n",
                fmt_count(p->other.samples, a, sizeof a));

@@ -1,18 +1,25 @@
 /*
- * merge.c -- `shimview merge`: several runs of one configuration as one table of means
- * with intervals across runs (what DCPI's dcpistats does for its profile databases).
+ * merge.c -- `shimview merge`: several runs of one configuration as one table of pooled
+ * estimates with intervals across runs (what DCPI's dcpistats does for its profile
+ * databases).
  *
- * One run's intervals speak of sampling noise within that run; runs differ by more than
- * that (placement, frequency, what else the machine did), and only repeating the run
- * shows by how much. So each tag's share and each rate's estimate are taken once per run
- * and the table gives their mean over the runs, with a 95% interval from the spread
- * between runs: t(n-1) * s / sqrt(n), Student's t because n is the number of runs, a
- * handful. Tags are matched by name with the thread word ignored (match.h).
+ * One run's intervals speak of the noise within that run; runs differ by more than that
+ * (placement, frequency, what else the machine did), and only repeating the run shows by
+ * how much. So each tag's share and each rate are pooled over the runs and given a 95%
+ * interval from the spread between runs: the runs are the independent units, and each
+ * estimate is a ratio of sums over them, so its standard error is the ratio estimator's
+ * (stats_ratio_se) with the runs as the pairs, and the interval uses Student's t with
+ * (runs - 1) degrees of freedom. Pooling weights each run by what it measured: a share
+ * is the runs' samples of the tag over their attributed samples (a run that took twice
+ * the samples counts twice), a rate the runs' counts over their cycles (sum_a / sum_b
+ * over every kept period of every run, so a run with 2 kept periods of the tag weighs
+ * almost nothing against one with a million). Tags are matched by name with the thread
+ * word ignored (match.h).
  *
- * A run without a tag had no sample of it, so its share there is 0 and counts in the
- * share's mean; a rate has no value in a run without kept periods of the tag, so a rate's
- * mean is over the runs where it has one. The `runs` columns say how many runs each mean
- * rests on.
+ * A run without a tag had no sample of it: it counts with 0 samples in the share. A rate
+ * has nothing to say in a run without kept periods of the tag, so it is pooled over the
+ * runs where it has some, and its interval has those runs' degrees of freedom. The
+ * `runs` columns say how many runs each estimate rests on.
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/match.h"
@@ -33,15 +40,17 @@
 const char merge_usage[] =
     "usage: shimview merge [--csv] [--top N | --all] FILE...\n"
     "\n"
-    "Merge several runs of one configuration: for each tag, the mean over the runs\n"
-    "of its share of samples and of each rate (sum_a / sum_b over the kept\n"
-    "periods), each with a 95% confidence interval across runs (Student's t with\n"
-    "n - 1 degrees of freedom), and the number of runs that have the tag. A run\n"
-    "without the tag counts as a share of 0; a rate's mean is over the runs where\n"
-    "the tag has it. Tags are matched by name, the thread word ignored. Rows are\n"
-    "sorted by mean share. An interval needs at least two runs; with one, only the\n"
-    "means are printed. Rates that not every run has are left out, and named on\n"
-    "stderr.\n"
+    "Merge several runs of one configuration: for each tag, its share of samples\n"
+    "pooled over the runs (its samples over their attributed samples: each run\n"
+    "weighted by its samples) and each rate pooled the same way (sum_a / sum_b over\n"
+    "the kept periods of every run: each run weighted by its cycles), each with a\n"
+    "95% confidence interval across runs (the runs as independent units, Student's\n"
+    "t with runs - 1 degrees of freedom), and the number of runs that have the tag.\n"
+    "A run without the tag counts with 0 samples; a rate is pooled over the runs\n"
+    "where the tag has kept periods. Tags are matched by name, the thread word\n"
+    "ignored. Rows are sorted by share. An interval needs at least two runs; with\n"
+    "one, only the estimates are printed. Rates that not every run has are left\n"
+    "out, and named on stderr.\n"
     "\n"
     "  -n, --top N   show the N rows of largest mean share (default 20; CSV: all)\n"
     "  -a, --all     show every row\n"
@@ -59,8 +68,8 @@ struct merge_options {
 struct merged_row {
     const struct match_row *m;
     size_t runs; /* runs that have the tag */
-    struct stats_running share;
-    struct stats_running *rate; /* match.nrates */
+    struct stats_pooled share;
+    struct stats_pooled *rate; /* match.nrates */
 };
 
 /* ---- rows ---- */
@@ -69,35 +78,47 @@ static int row_order(const void *a, const void *b)
 {
     const struct merged_row *x = a, *y = b;
     if (x->m->is_other != y->m->is_other) return x->m->is_other - y->m->is_other;
-    if (x->share.mean != y->share.mean) return x->share.mean < y->share.mean ? 1 : -1;
+    double sx = stats_pooled_value(&x->share), sy = stats_pooled_value(&y->share);
+    if (sx != sy) return sx < sy ? 1 : -1;
     return strcmp(x->m->name, y->m->name);
 }
 
-/* The rows, sorted; their rate statistics in *block. NULL if memory ran out. */
-static struct merged_row *make_rows(const struct match *m, struct stats_running **block)
+/* The rows, sorted; their rate statistics in *block, the runs' values in *pairs. NULL
+ * if memory ran out. */
+static struct merged_row *make_rows(const struct match *m, struct stats_pooled **block,
+                                    double **pairs)
 {
+    size_t per = 2 * m->nprofiles; /* doubles per estimate */
     struct merged_row *rows = calloc(m->nrows ? m->nrows : 1, sizeof *rows);
-    struct stats_running *rates = calloc(m->nrows * m->nrates + 1, sizeof *rates);
+    struct stats_pooled *rates = calloc(m->nrows * m->nrates + 1, sizeof *rates);
+    double *ab = calloc(m->nrows * (1 + m->nrates) * per + 1, sizeof *ab);
     *block = rates;
-    if (!rows || !rates) {
+    *pairs = ab;
+    if (!rows || !rates || !ab) {
         free(rows);
         free(rates);
+        free(ab);
         *block = NULL;
+        *pairs = NULL;
         return NULL;
     }
     for (size_t i = 0; i < m->nrows; i++) {
         struct merged_row *r = &rows[i];
         r->m = &m->rows[i];
         r->rate = rates + i * m->nrates;
+        r->share.ab = ab + i * (1 + m->nrates) * per;
+        for (size_t k = 0; k < m->nrates; k++)
+            r->rate[k].ab = r->share.ab + (1 + k) * per;
         for (size_t j = 0; j < m->nprofiles; j++) {
             const struct profile_tag *t = r->m->entry[j];
-            double share = t ? match_share(m, j, t) : 0;
+            uint64_t attributed = match_attributed(m, j);
             r->runs += t != NULL;
-            if (!isnan(share)) stats_running_add(&r->share, share);
+            if (attributed)
+                stats_pooled_add(&r->share, t ? (double)t->samples : 0, (double)attributed);
             for (size_t k = 0; t && k < m->nrates; k++) {
                 const struct profile_rate_stats *s = &t->rates[match_rate(m, k, j)];
-                if (s->n > 0 && s->has_stats && isfinite(s->rate))
-                    stats_running_add(&r->rate[k], s->rate);
+                if (s->n > 0 && s->has_stats && s->sum_b > 0)
+                    stats_pooled_add(&r->rate[k], s->sum_a, s->sum_b);
             }
         }
     }
@@ -142,31 +163,31 @@ static struct table *new_table(const struct match *m, int csv)
     return t;
 }
 
-/* A mean and its interval in columns c, c + 1, times scale, the mean followed by suffix:
- * to `fixed` decimals, or when that is negative to the precision the interval supports
- * (4 decimals without one). */
-static void text_estimate(struct table *t, size_t c, const struct stats_running *r, double scale,
-                          int fixed, const char *suffix)
+/* A pooled estimate and its interval in columns c, c + 1: a share as a percentage
+ * (stats_format_share) with its interval in points, a rate to the precision its interval
+ * supports. */
+static void text_estimate(struct table *t, size_t c, const struct stats_pooled *p, int share)
 {
-    double ci = stats_running_ci95(r);
-    int dec = fixed >= 0 ? fixed : stats_ci_decimals(ci * scale);
-    if (r->n == 0) {
+    double v = stats_pooled_value(p), ci = stats_pooled_ci95(p);
+    char a[64], b[64];
+    if (isnan(v)) {
         table_set(t, c, "-");
         return;
     }
-    table_set(t, c, "%.*f%s", dec < 0 ? 4 : dec, r->mean * scale, suffix);
-    if (isnan(ci))
-        table_set(t, c + 1, "± -");
-    else if (dec < 0)
-        table_set(t, c + 1, "± 0");
-    else
-        table_set(t, c + 1, "± %.*f", dec, ci * scale);
+    if (share) {
+        stats_format_estimate(100 * v, 100 * ci, a, b, sizeof a);
+        table_set(t, c, "%s", stats_format_share(v, a, sizeof a));
+    } else {
+        stats_format_estimate(v, ci, a, b, sizeof a);
+        table_set(t, c, "%s", a);
+    }
+    table_set(t, c + 1, "%s", b);
 }
 
-static void csv_estimate(struct table *t, size_t c, const struct stats_running *r)
+static void csv_estimate(struct table *t, size_t c, const struct stats_pooled *p)
 {
-    double sd = stats_running_sd(r), ci = stats_running_ci95(r);
-    if (r->n > 0) table_set(t, c, "%.10g", r->mean);
+    double v = stats_pooled_value(p), sd = stats_running_sd(&p->each), ci = stats_pooled_ci95(p);
+    if (!isnan(v)) table_set(t, c, "%.10g", v);
     if (!isnan(sd)) table_set(t, c + 1, "%.6g", sd);
     if (!isnan(ci)) table_set(t, c + 2, "%.6g", ci);
 }
@@ -184,23 +205,25 @@ static void add_row(struct table *t, const struct match *m, const struct merged_
         }
         return;
     }
-    text_estimate(t, 2, &r->share, 100, 2, "%"); /* as `report` prints shares */
+    text_estimate(t, 2, &r->share, 1);
     for (size_t k = 0; k < m->nrates; k++)
-        text_estimate(t, 4 + TEXT_RATE_COLS * k, &r->rate[k], 1, -1, "");
+        text_estimate(t, 4 + TEXT_RATE_COLS * k, &r->rate[k], 0);
 }
 
 static void print_notes(const struct match *m, size_t hidden)
 {
     match_note_hidden(hidden);
-    printf("\nMeans over %zu runs; runs: how many have the tag. share: of each run's attributed\n"
-           "samples, 0 in a run without the tag; rate: sum_a / sum_b over the kept periods,\n"
-           "over the runs where the tag has kept periods.\n",
+    printf("\nPooled over %zu runs; runs: how many have the tag. share: the runs' samples of the\n"
+           "tag over their attributed samples (0 in a run without it; each run weighted by its\n"
+           "samples); rate: sum_a / sum_b over the kept periods of the runs where the tag has\n"
+           "some (each run weighted by its cycles).\n",
            m->nprofiles);
     for (size_t k = 0; k < m->nrates; k++) {
         const struct profile_rate *r = &m->folded[0].rates[match_rate(m, k, 0)];
         printf("  %s: counter %s, %s\n", r->name, r->counter, r->unit);
     }
-    printf("± 95%% CI across runs: t(n-1) * sd / sqrt(n), n the runs behind the mean.\n");
+    printf("± 95%% CI across runs: the runs as independent units (ratio estimator), Student's t\n"
+           "with n - 1 degrees of freedom, n the runs behind the estimate; share ± in points.\n");
 }
 
 static int print_table(const struct match *m, const struct merged_row *rows,
@@ -254,8 +277,9 @@ static int parse_options(int argc, char **argv, struct merge_options *o)
 static int merge_profiles(struct profile *const *p, const struct merge_options *o)
 {
     struct match *m = match_profiles(p, o->nfiles);
-    struct stats_running *block = NULL;
-    struct merged_row *rows = m ? make_rows(m, &block) : NULL;
+    struct stats_pooled *block = NULL;
+    double *pairs = NULL;
+    struct merged_row *rows = m ? make_rows(m, &block, &pairs) : NULL;
     int rc = 0;
     if (!rows) {
         fprintf(stderr, "shimview: out of memory\n");
@@ -273,6 +297,7 @@ static int merge_profiles(struct profile *const *p, const struct merge_options *
     }
     free(rows);
     free(block);
+    free(pairs);
     match_free(m);
     return rc;
 }

@@ -9,6 +9,7 @@
  * table, so the columns read alike across the views.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/base/numbers.h"
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
@@ -102,9 +103,9 @@ size_t pass_rate_cells(struct table *t, size_t c, const struct profile *p, long 
     size_t r0, nr = view_rates_shown(p, rate, &r0);
     for (size_t r = r0; r < r0 + nr; r++) {
         if (csv)
-            c = view_set_rate_csv(t, c, &n->rates[r]);
+            c = view_set_rate_csv(t, c, p, r, &n->rates[r]);
         else
-            calltree_rate_cell(t, c++, &n->rates[r]);
+            calltree_rate_cell(t, c++, p, r, &n->rates[r]);
     }
     return c;
 }
@@ -134,7 +135,7 @@ int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, con
     size_t rate = 0;
     int rc = view_parse_options(argc, argv, cmd, usage, own, &o);
     if (rc) return rc < 0 ? 0 : rc;
-    struct profile *p = profile_load(o.file, err, sizeof err);
+    struct profile *p = profile_open(o.file, err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;

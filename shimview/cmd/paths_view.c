@@ -11,6 +11,7 @@
  * table names can be read, so a hot path reads as code.
  */
 #include "shimview/analysis/calltree.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/cmd/commands.h"
 #include "shimview/model/files.h"
 #include "shimview/base/numbers.h"
@@ -150,11 +151,12 @@ static void paths_heading(const struct profile *p)
 {
     const struct profile_paths *pp = &p->paths;
     uint64_t attributed = p->samples.total - p->samples.interrupted;
-    char a[32], b[32], c[32], d[32], e[32];
-    printf("paths: %s samples resolved to a path (%.2f%% of the attributed samples);\n"
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    printf("paths: %s samples resolved to a path (%s of the attributed samples);\n"
            "not resolved: %s overwritten (the thread's ring of %s paths wrapped before they "
            "were read),\n%s pending (the path had not completed when observation stopped)",
-           fmt_count(pp->resolved, a, sizeof a), 100 * stats_fraction(pp->resolved, attributed),
+           fmt_count(pp->resolved, a, sizeof a),
+           stats_format_share(stats_fraction(pp->resolved, attributed), f, sizeof f),
            fmt_count(pp->overwritten, b, sizeof b), fmt_count(pp->ring, c, sizeof c),
            fmt_count(pp->pending, d, sizeof d));
     if (pp->pathless)
@@ -337,19 +339,22 @@ static void print_samples(const struct profile *p, const struct profile_function
         printf("samples: none (the profile has no paths)\n");
         return;
     }
-    printf("samples: %s (%.2f%% of the attributed samples, %.2f%% of TSC time)\n",
+    char s1[32], s2[32];
+    printf("samples: %s (%s of the attributed samples, %s of TSC time)\n",
            fmt_count(c.samples, a, sizeof a),
-           100 * stats_fraction(c.samples, p->samples.total - p->samples.interrupted),
-           100 * stats_fraction(c.cycles, profile_total_cycles(p)));
+           stats_format_share(stats_fraction(c.samples, p->samples.total - p->samples.interrupted),
+                              s1, sizeof s1),
+           stats_format_share(stats_fraction(c.cycles, profile_total_cycles(p)), s2, sizeof s2));
     for (size_t r = 0; c.samples && r < p->nrates; r++) {
-        double v = calltree_rate(&c.rates[r]), ci = calltree_rate_ci95(&c.rates[r]);
-        int d = stats_ci_decimals(ci);
-        if (isnan(v)) {
+        struct interval iv = calltree_rate_interval(p, r, &c.rates[r]);
+        char v[64], h[64];
+        if (isnan(calltree_rate(&c.rates[r]))) {
             printf("  %s: - (no kept period)\n", p->rates[r].name);
             continue;
         }
-        printf("  %s: %.*f", p->rates[r].name, d < 0 ? 4 : d, v);
-        if (d >= 0) printf(" ± %.*f", d, ci);
+        stats_format_estimate(calltree_rate(&c.rates[r]), interval_half(&iv), v, h, sizeof v);
+        printf("  %s: %s", p->rates[r].name, v);
+        if (!isnan(interval_half(&iv))) printf(" %s%s", h, interval_mark(iv.basis));
         printf(" %s (n %s)\n", p->rates[r].unit, fmt_count(c.rates[r].n, a, sizeof a));
     }
 }
@@ -416,7 +421,7 @@ int path_main(int argc, char **argv)
                            argc == 2 ? "" : "s");
     if (parse_id(argv[3], &id))
         return usage_error("path", "ID expects a path number (0, 1, ...), not '%s'", argv[3]);
-    struct profile *p = profile_load(argv[1], err, sizeof err);
+    struct profile *p = profile_open(argv[1], err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;

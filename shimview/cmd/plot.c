@@ -23,6 +23,7 @@
  * each, ranked after the program's.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/analysis/match.h"
 #include "shimview/render/plot.h"
 
@@ -153,7 +154,7 @@ int plot_command(int argc, char **argv, const char *cmd, const char *usage, cons
     char err[512];
     int rc = parse_options(argc, argv, cmd, usage, output, &o);
     if (rc) return rc < 0 ? 0 : rc;
-    struct profile *p = profile_load(o.file, err, sizeof err);
+    struct profile *p = profile_open(o.file, err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;

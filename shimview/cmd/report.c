@@ -43,6 +43,7 @@
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
 #include "shimview/analysis/tags.h"
+#include "shimview/analysis/intervals.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -339,13 +340,24 @@ static void print_rate_legend(struct report_out *o, const struct profile *p,
     for (size_t r = 0; r < p->nrates; r++)
         fact(o, r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name, p->rates[r].counter,
              p->rates[r].unit);
-    if (p->nrates)
+    char slow[256] = "";
+    size_t at = 0;
+    for (size_t r = 0; r < p->nrates && at < sizeof slow; r++)
+        if (p->rates[r].slow)
+            at += (size_t)snprintf(slow + at, sizeof slow - at, "%s%s", at ? ", " : "",
+                                   p->rates[r].name);
+    if (p->nrates && !slow[0])
         fact(o, "",
              "rate: over the tag's kept periods together (counts / cycles); n: kept "
              "periods; the CSV also has the mean of per-period rates");
-    fact(o, "",
-         "± 95%% CI assumes independent samples; consecutive samples are "
-         "correlated, so read it as a lower bound on the uncertainty");
+    else if (p->nrates)
+        fact(o, "",
+             "rate: over the tag's kept periods together (counts / cycles), and for the slow "
+             "rates (%s) over its spans between reads of the slow counters; n: kept periods, "
+             "spans for the slow rates; the CSV also has the mean of per-period rates",
+             slow);
+    char legend[512];
+    fact(o, "", "%s", intervals_legend(p, legend, sizeof legend));
     if (sl->on)
         fact(o, "",
              "%s histogram: kept periods in %d cells over [%g, %g) %s; height: share of the "
@@ -383,14 +395,25 @@ static void print_dte(struct report_out *o, const struct profile *p)
              p->config.dte_tolerance, 100 * p->config.dte_tolerance, p->config.dte_resolution);
 }
 
+/* The quantiles print to the precision their bucket has (or exactly, where every value
+ * in it was the same); the mean, min and max are exact and print to 0.1. */
 static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
                        double scale, int csv)
 {
     const double v[] = {h->median, h->p10, h->p90, h->mean, h->min, h->max};
+    const int exact[] = {h->median_exact, h->p10_exact, h->p90_exact};
+    char buf[64];
     table_add_row(t);
     table_set(t, 0, csv ? "%s" : "  %s", unit);
-    for (size_t i = 0; i < 6; i++)
-        table_set(t, i + 1, csv ? "%.10g" : "%.1f", v[i] * scale);
+    for (size_t i = 0; i < 6; i++) {
+        if (csv)
+            table_set(t, i + 1, "%.10g", v[i] * scale);
+        else if (i < 3)
+            table_set(t, i + 1, "%s",
+                      profile_loghist_quantile_text(h, v[i], exact[i], scale, buf, sizeof buf));
+        else
+            table_set(t, i + 1, "%.1f", v[i] * scale);
+    }
 }
 
 /* The sample period's summary in TSC cycles and in ns: rounded for people, in full for
@@ -694,7 +717,7 @@ int report_main(int argc, char **argv)
     char err[512];
     int rc = parse_options(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
-    struct profile *p = profile_load(o.file, err, sizeof err);
+    struct profile *p = profile_open(o.file, err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;

@@ -13,6 +13,7 @@
  * tid), so the sums and cells are the ones those views print.
  */
 #include "shimview/analysis/calltree.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/cmd/commands.h"
 #include "shimview/base/numbers.h"
 #include "shimview/model/profile_threads.h"
@@ -200,7 +201,7 @@ int threads_main(int argc, char **argv)
     size_t rate = 0;
     int rc = view_parse_options(argc, argv, "threads", threads_usage, "", &o);
     if (rc) return rc < 0 ? 0 : rc;
-    struct profile *p = profile_load(o.file, err, sizeof err);
+    struct profile *p = profile_open(o.file, err, sizeof err);
     if (!p) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;

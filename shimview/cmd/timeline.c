@@ -7,11 +7,12 @@
  * that was current; and a row marking the periods that were dropped (gaps in seq).
  *
  * A trace holds millions of periods and the figure a thousand pixel columns, so records
- * are binned while they are read and never kept: per column, the count, sum, min and max
- * of the rate, and per slot the TSC cycles each value covered. What is drawn comes from
- * those bins: the mean per column as a line with the min-max band under it, or, when
- * there are fewer rated periods than columns (a short window), one point per column; and
- * in each band the value that covered most of the column. Columns of one colour side by
+ * are binned while they are read and never kept: per column, the count, min and max of
+ * the rate and its sum weighted by each period's TSC cycles, and per slot the TSC cycles
+ * each value covered. What is drawn comes from those bins: the mean per column (weighted
+ * by cycles, as the profile's sum_a / sum_b weighs its periods) as a line with the min-max band
+ * under it, or, when there are fewer rated periods than columns (a short window), one point per
+ * column; and in each band the value that covered most of the column. Columns of one colour side by
  * side become one rectangle, so the file stays small whatever the trace's length.
  *
  * The values get colours by their share of the run's time in the profile (its tag
@@ -72,8 +73,14 @@ const char timeline_usage[] =
 
 struct column {
     uint64_t n;
-    double sum, min, max;
+    double sum, w, min, max; /* sum: rate x cycles; w: cycles */
 };
+
+/* The column's mean rate, each period weighted by its cycles. */
+static double column_mean(const struct column *col)
+{
+    return col->w > 0 ? col->sum / col->w : NAN;
+}
 
 struct slot_bins {
     size_t ntop;                  /* values with a colour of their own */
@@ -181,7 +188,8 @@ static void bin_record(struct timeline *tl, const struct trace_record *r)
         if (col->n == 0 || v < col->min) col->min = v;
         if (col->n == 0 || v > col->max) col->max = v;
         col->n++;
-        col->sum += v;
+        col->sum += v * (double)r->cycles;
+        col->w += (double)r->cycles;
         tl->rated++;
     }
     if (!(r->flags & TRACE_ATTRIBUTED)) return;
@@ -309,14 +317,14 @@ static void draw_rate_line(struct svg *s, const struct timeline *tl, const struc
         svg_path_end(s, NULL, 0, RATE_COLOR, 0.25, NULL);
         if (end == c + 1) { /* a lone column: its mean as a point */
             const struct column *col = &tl->rate[c];
-            svg_circle(s, x_of(tl, c) + half, plot_map(ys, col->sum / (double)col->n), 1.5,
-                       RATE_COLOR, NULL);
+            svg_circle(s, x_of(tl, c) + half, plot_map(ys, column_mean(col)), 1.5, RATE_COLOR,
+                       NULL);
         } else {
             svg_path_begin(s);
             for (size_t i = c; i < end; i++) {
                 const struct column *col = &tl->rate[i];
                 (i == c ? svg_path_move : svg_path_line)(s, x_of(tl, i) + half,
-                                                         plot_map(ys, col->sum / (double)col->n));
+                                                         plot_map(ys, column_mean(col)));
             }
             svg_path_end(s, RATE_COLOR, 1.3, NULL, 1, NULL);
         }
@@ -324,17 +332,23 @@ static void draw_rate_line(struct svg *s, const struct timeline *tl, const struc
     }
 }
 
-/* Fewer periods than columns: each column's mean as a point, its min-max as a line. */
+/* Fewer periods than columns: each column's mean as a point, its min-max as a line, with
+ * a tooltip giving the mean and how many periods it rests on. */
 static void draw_rate_points(struct svg *s, const struct timeline *tl, const struct plot_scale *ys)
 {
     double half = tl->area_w / (double)tl->ncols / 2;
     for (size_t c = 0; c < tl->ncols; c++) {
         const struct column *col = &tl->rate[c];
+        char title[96];
         if (col->n == 0) continue;
         double x = x_of(tl, c) + half;
+        snprintf(title, sizeof title, "mean %.6g over %" PRIu64 " period%s", column_mean(col),
+                 col->n, col->n == 1 ? "" : "s");
+        svg_group_begin(s, "point", NULL, title);
         if (col->max > col->min)
             svg_line(s, x, plot_map(ys, col->min), x, plot_map(ys, col->max), RATE_COLOR, 1, NULL);
-        svg_circle(s, x, plot_map(ys, col->sum / (double)col->n), 2, RATE_COLOR, NULL);
+        svg_circle(s, x, plot_map(ys, column_mean(col)), 2, RATE_COLOR, NULL);
+        svg_group_end(s);
     }
 }
 

@@ -78,7 +78,8 @@ struct frame {
 
 static void set_share(struct table *t, size_t col, double frac)
 {
-    if (!isnan(frac)) table_set(t, col, "%.2f%%", 100 * frac);
+    char buf[32];
+    if (!isnan(frac)) table_set(t, col, "%s", stats_format_share(frac, buf, sizeof buf));
 }
 
 /* A line of the tree: shares, rates and the name after the prefix and connector. A
@@ -94,8 +95,9 @@ static void line(struct tree_walk *w, const struct calltree_count *incl,
     if (excl) set_share(t, c, calltree_share(w->ct, excl));
     c++;
     if (w->rate >= 0) {
-        if (excl) calltree_rate_cell(t, c, &incl->rates[w->rate]);
-        if (excl) calltree_rate_cell(t, c + 1, &excl->rates[w->rate]);
+        size_t r = (size_t)w->rate;
+        if (excl) calltree_rate_cell(t, c, w->ct->p, r, &incl->rates[r]);
+        if (excl) calltree_rate_cell(t, c + 1, w->ct->p, r, &excl->rates[r]);
         c += 2;
     }
     table_set(t, c, "%.*s%s%s", (int)prefix_len, w->prefix, connector, name);
@@ -204,15 +206,15 @@ static int write_thread(FILE *f, enum report_format fmt, struct tree_walk *w)
 {
     const struct profile_cct_thread *t = w->th->t;
     const struct calltree_count *root = &w->th->incl[0];
-    char a[32], text[256];
+    char a[32], b[32], text[256];
     size_t contexts = 0;
     for (size_t i = 2; i < t->nnodes; i++)
         contexts += w->th->incl[i].samples > 0;
     snprintf(text, sizeof text,
-             "thread %" PRIu64 " (index %" PRIu64 "): %s samples, %.2f%%; %zu of %zu contexts "
+             "thread %" PRIu64 " (index %" PRIu64 "): %s samples, %s; %zu of %zu contexts "
              "with samples",
              t->tid, t->index, fmt_count(root->samples, a, sizeof a),
-             100 * calltree_share(w->ct, root), contexts, t->nnodes - 2);
+             stats_format_share(calltree_share(w->ct, root), b, sizeof b), contexts, t->nnodes - 2);
     report_note(f, fmt, text);
     if (root->samples == 0) return 0;
     if (!(w->t = tree_table(w->ct, w->rate))) return -1;

@@ -5,6 +5,7 @@
  * number reads the same in every table.
  */
 #include "shimview/cmd/commands.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
 
@@ -21,17 +22,20 @@
 
 void view_set_share(struct table *t, size_t col, double frac, int csv)
 {
+    char buf[32];
     if (isnan(frac)) return;
     if (csv)
         table_set(t, col, "%.10g", frac);
     else
-        table_set(t, col, "%.2f%%", 100 * frac);
+        table_set(t, col, "%s", stats_format_share(frac, buf, sizeof buf));
 }
 
 /* CSV: the rate, its interval and n from column col; empty where undefined. */
-size_t view_set_rate_csv(struct table *t, size_t col, const struct calltree_sums *s)
+size_t view_set_rate_csv(struct table *t, size_t col, const struct profile *p, size_t r,
+                         const struct calltree_sums *s)
 {
-    double v = calltree_rate(s), ci = calltree_rate_ci95(s);
+    struct interval iv = calltree_rate_interval(p, r, s);
+    double v = calltree_rate(s), ci = interval_half(&iv);
     if (!isnan(v)) table_set(t, col, "%.10g", v);
     if (!isnan(ci)) table_set(t, col + 1, "%.6g", ci);
     table_set(t, col + 2, "%" PRIu64, s->n);

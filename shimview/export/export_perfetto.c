@@ -11,7 +11,9 @@
  *                gap, an interrupted period or another thread ends the run, since what
  *                the slot held then is unknown; the slice spans its periods exactly.
  *   "C" counters one event per rate per bin of trace time: the mean of the finite
- *                per-period rates in the bin, at the bin's start. A bin is 10 us, or
+ *                per-period rates in the bin weighted by the periods' TSC cycles (a
+ *                long period counts for its length, as in the profile's sum_a / sum_b),
+ *                at the bin's start. A bin is 10 us, or
  *                longer when --max-events asks for fewer events, so a long trace stays
  *                small enough to load; a bin without a rate writes nothing.
  *   "i" instants on the drops track: one per gap in seq (args: how many periods, their
@@ -52,8 +54,8 @@ struct perfetto {
     double bin;       /* TSC cycles per counter bin */
     uint64_t bin_index;
     int bin_open;
-    double *sum; /* per rate, in the open bin */
-    uint64_t *n;
+    double *sum; /* per rate, in the open bin: rate x cycles */
+    double *w;   /* and cycles */
 };
 
 /* Microseconds since the first record, rounded to the nanosecond. */
@@ -147,13 +149,13 @@ static int end_bin(struct perfetto *pf)
     pf->bin_open = 0;
     double ts = micros(pf, pf->t->t0 + (uint64_t)((double)pf->bin_index * pf->bin));
     for (size_t i = 0; i < pf->p->nrates; i++) {
-        if (pf->n[i] == 0) continue;
+        if (!(pf->w[i] > 0)) continue;
         if (emit(pf, json_pack("{s:s, s:s, s:s, s:I, s:f, s:{s:f}}", "name", pf->p->rates[i].name,
                                "cat", "rate", "ph", "C", "pid", pf->pid, "ts", ts, "args", "value",
-                               pf->sum[i] / (double)pf->n[i])))
+                               pf->sum[i] / pf->w[i])))
             return -1;
         pf->sum[i] = 0;
-        pf->n[i] = 0;
+        pf->w[i] = 0;
     }
     return 0;
 }
@@ -168,9 +170,9 @@ static int counters(struct perfetto *pf, const struct trace_record *rec)
         pf->bin_index = k;
     }
     for (size_t i = 0; i < pf->p->nrates; i++)
-        if (isfinite(rec->rates[i])) {
-            pf->sum[i] += rec->rates[i];
-            pf->n[i]++;
+        if (isfinite(rec->rates[i]) && rec->cycles > 0) {
+            pf->sum[i] += rec->rates[i] * (double)rec->cycles;
+            pf->w[i] += (double)rec->cycles;
         }
     return 0;
 }
@@ -252,9 +254,9 @@ int export_perfetto(FILE *f, const struct export_ctx *x)
     if (!(pf.bin >= 1)) pf.bin = 1;
     pf.runs = calloc(p->signals.ntags + 1, sizeof *pf.runs);
     pf.sum = calloc(p->nrates + 1, sizeof *pf.sum);
-    pf.n = calloc(p->nrates + 1, sizeof *pf.n);
+    pf.w = calloc(p->nrates + 1, sizeof *pf.w);
     int rc = -1;
-    if (pf.runs && pf.sum && pf.n && value_names_init(&pf.names, p) == 0) {
+    if (pf.runs && pf.sum && pf.w && value_names_init(&pf.names, p) == 0) {
         rc = stream(&pf);
         value_names_free(&pf.names);
     }
@@ -265,6 +267,6 @@ int export_perfetto(FILE *f, const struct export_ctx *x)
     }
     free(pf.runs);
     free(pf.sum);
-    free(pf.n);
+    free(pf.w);
     return rc;
 }

@@ -30,8 +30,10 @@
 #include "shimview/model/profile_pass.h"
 #include "shimview/model/profile_threads.h"
 #include "shimview/model/reader.h"
+#include "shimview/model/profile_batches.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,33 @@ static int element_log_bucket(struct reader *r, const json_t *v, void *elem, voi
     if (b > h->buckets && b->lo < b[-1].hi)
         return reader_fail(r, "starts at %g, before the previous bucket ends (%g)", b->lo,
                            b[-1].hi);
+    return 0;
+}
+
+/* `exact`: which of median, p10 and p90 are values that were added (absent: none). */
+static int read_exact(struct reader *r, const json_t *o, struct profile_loghist *h)
+{
+    const char **names = NULL;
+    size_t n;
+    if (!json_object_get(o, "exact")) return 0;
+    if (member_values(r, o, "exact", sizeof *names, value_string, &names, &n)) {
+        free(names);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int *flag = !strcmp(names[i], "median") ? &h->median_exact
+                    : !strcmp(names[i], "p10")  ? &h->p10_exact
+                    : !strcmp(names[i], "p90")  ? &h->p90_exact
+                                                : NULL;
+        if (!flag) {
+            path_key(r, "exact");
+            path_index(r, i);
+            free(names);
+            return reader_fail(r, "expected \"median\", \"p10\" or \"p90\"");
+        }
+        *flag = 1;
+    }
+    free(names);
     return 0;
 }
 
@@ -74,10 +103,27 @@ static int read_loghist(struct reader *r, const json_t *root, const char *key,
         if (rc) return -1;
     }
     if (member_array(r, o, "buckets", sizeof *h->buckets, element_log_bucket, h, &h->buckets,
-                     &h->nbuckets))
+                     &h->nbuckets) ||
+        read_exact(r, o, h))
         return -1;
     path_restore(r, mark);
     return 0;
+}
+
+const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
+                                          double scale, char *buf, size_t len)
+{
+    double width = NAN;
+    for (size_t i = 0; i < h->nbuckets && !exact; i++)
+        if (h->buckets[i].lo <= v && v < h->buckets[i].hi)
+            width = h->buckets[i].hi - h->buckets[i].lo;
+    if (exact || !(width > 0)) { /* exact, or outside every bucket: the min or max */
+        snprintf(buf, len, "%.10g", v * scale);
+        return buf;
+    }
+    int d = -(int)floor(log10(width * scale));
+    snprintf(buf, len, "%.*f", d < 0 ? 0 : d > 9 ? 9 : d, v * scale);
+    return buf;
 }
 
 static int element_lin_count(struct reader *r, const json_t *v, void *elem, void *ctx)
@@ -310,8 +356,10 @@ static int read_tag_by(struct reader *r, const json_t *v, struct profile_tag *t,
     return 0;
 }
 
-/* `detail`: null, absent (profiles from before it), or {"since": samples}. */
-static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag *t)
+/* `detail`: null, absent (profiles from before it), or {"since": samples} with its time
+ * batches when the profile has them. */
+static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag *t,
+                           const struct profile *p)
 {
     const json_t *d = json_object_get(v, "detail");
     json_t *o;
@@ -323,8 +371,9 @@ static int read_tag_detail(struct reader *r, const json_t *v, struct profile_tag
     if (t->detail_since > t->samples)
         return reader_fail(r, "since (%" PRIu64 ") is more than the entry's samples (%" PRIu64 ")",
                            t->detail_since, t->samples);
-    path_restore(r, mark);
     t->has_detail = 1;
+    if (profile_read_entry_batches(r, o, t, p)) return -1;
+    path_restore(r, mark);
     return 0;
 }
 
@@ -354,7 +403,7 @@ static int element_tag(struct reader *r, const json_t *v, void *elem, void *ctx)
         member(r, v, "share", value_fraction, &t->share) ||
         member_u64(r, v, "cycles", &t->cycles) || member_u64(r, v, "kept", &t->kept) ||
         member_optional(r, v, "straddled", value_u64, &t->straddled, NULL) ||
-        read_tag_detail(r, v, t))
+        read_tag_detail(r, v, t, c->p))
         return -1;
     if (t->kept > t->samples) {
         path_key(r, "kept");
@@ -562,7 +611,8 @@ static int element_rate(struct reader *r, const json_t *v, void *elem, void *ctx
     (void)ctx;
     if (!json_is_object(v)) return reader_expected(r, v, "an object");
     if (member_string(r, v, "name", &rt->name) || member_string(r, v, "counter", &rt->counter) ||
-        member_string(r, v, "unit", &rt->unit) || member_number(r, v, "scale", &rt->scale))
+        member_string(r, v, "unit", &rt->unit) || member_number(r, v, "scale", &rt->scale) ||
+        member_optional(r, v, "slow", value_bool, &rt->slow, NULL))
         return -1;
     return 0;
 }
@@ -669,9 +719,9 @@ static int read_profile(struct reader *r, struct profile *p)
         member_array(r, root, "rates", sizeof *p->rates, element_rate, NULL, &p->rates,
                      &p->nrates) ||
         read_by(r, root, p) || read_samples(r, root, &p->samples) ||
-        read_loghist(r, root, "period", &p->period) || read_loghist(r, root, "gap", &p->gap) ||
-        read_loghist(r, root, "cpc", &p->cpc) || read_cost(r, root, &p->cost) ||
-        read_tags(r, root, p))
+        profile_read_batches(r, root, p) || read_loghist(r, root, "period", &p->period) ||
+        read_loghist(r, root, "gap", &p->gap) || read_loghist(r, root, "cpc", &p->cpc) ||
+        read_cost(r, root, &p->cost) || read_tags(r, root, p))
         return -1;
     struct profile_table *table;
     if (profile_read_table(r, root, p, &table)) return -1;
@@ -720,6 +770,7 @@ void profile_free_entry(struct profile_tag *t, size_t nrates)
         free(t->rates[i].hist.counts);
     free(t->rates);
     free(t->by);
+    profile_batches_free(t->batches);
 }
 
 void profile_free(struct profile *p)
@@ -732,6 +783,8 @@ void profile_free(struct profile *p)
     free(p->period.buckets);
     free(p->gap.buckets);
     free(p->cpc.buckets);
+    free(p->batches.samples);
+    free(p->deff_rate);
     free(p->rates);
     free(p->signals.tags);
     free(p->signals.counters);

@@ -45,6 +45,8 @@ struct profile_loghist {
     uint64_t count, underflow, overflow;
     int has_summary; /* min..p90 present (they may be absent when count is 0) */
     double min, max, mean, median, p10, p90;
+    /* the quantile is a value that was added (`exact`), not a bucket's midpoint */
+    int median_exact, p10_exact, p90_exact;
     size_t nbuckets;
     struct profile_log_bucket *buckets;
 };
@@ -191,6 +193,16 @@ struct profile_cct {
     struct profile_cct_thread *threads;
 };
 
+/* A tuple's counts per time batch (`detail.batches`): batch j holds what happened in the
+ * j-th of profile.batches.count equal spans of the run. The record was given during
+ * batch `first`; the batches before it hold nothing of the tuple and batch `first` only
+ * part of it, so the batches after it are the ones that describe the tuple. */
+struct profile_batches {
+    uint64_t first;
+    uint64_t *samples; /* count */
+    double *a, *b;     /* per rate r, count each: rate r's sums at [r * count + j] */
+};
+
 /* A tag entry: one tuple of tag values (or the `other` entry). */
 struct profile_tag {
     int is_other;
@@ -203,6 +215,7 @@ struct profile_tag {
     int has_detail;        /* the distributions (rates[].has_dist) cover the periods after */
     uint64_t detail_since; /* this many samples */
     double share;          /* samples / samples.total, as written */
+    struct profile_batches *batches;  /* with a detail record that has them, else NULL */
     struct profile_rate_stats *rates; /* profile.nrates entries */
     struct profile_by_slot *by;       /* profile.by.buckets + 2 slots when profile.has_by,
                                        * else NULL */
@@ -333,6 +346,7 @@ struct profile_signals {
 struct profile_rate {
     const char *name, *counter, *unit;
     double scale;
+    int slow; /* formed over spans between reads of the slow counters: its n counts spans */
 };
 
 struct profile_samples {
@@ -366,6 +380,21 @@ struct profile {
     int has_by; /* the optional `by`; absent: no entry has `by` */
     struct profile_by by;
     struct profile_samples samples;
+    /* The time batches (`batches`; has_batches 0 in older profiles): `count` spans of
+     * `cycles` TSC cycles from the start, and the attributed samples in each. */
+    int has_batches;
+    struct {
+        uint64_t cycles;
+        size_t count;
+        uint64_t *samples;
+    } batches;
+    /* Design effects (intervals.h): how much wider than an independent-sample interval
+     * the batch-means interval of a share (and of each rate) is, the median over the
+     * tuples with time batches, which widens the intervals of those without; from
+     * `deff_tuples` tuples (0: none, every fallback interval is an independent one). */
+    size_t deff_tuples;
+    double deff_share;
+    double *deff_rate; /* nrates, or NULL */
     struct profile_loghist period, gap, cpc;
     struct profile_cost cost;
     size_t ntags;
@@ -397,6 +426,13 @@ struct profile *profile_load_buffer(const char *data, size_t len, const char *na
                                     size_t errlen);
 
 void profile_free(struct profile *p);
+
+/* A quantile v of h (its median, p10 or p90) as text, to the precision it has: a value
+ * that was added (exact) to 10 significant digits ("1", "1000"), else, being a bucket's
+ * midpoint, to the decimal place of the bucket's width (no digit finer than what the
+ * bucket knows: "1072" from a bucket 32 cycles wide), each times scale (a unit change). */
+const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
+                                          double scale, char *buf, size_t len);
 
 /* The sum of `cycles` over every tag entry and `other`: the observed span that the
  * entries share among themselves (saturates at UINT64_MAX). */

@@ -18,10 +18,11 @@
  *
  * A difference (flame_tree_diff) is drawn from B's frames, coloured by the change of
  * inclusive share from A to B on a diverging scale (blue: less in B, red: more, white: no
- * change); a frame whose change has a 95% interval (compare's, of a difference of two
- * proportions) that excludes 0 is outlined in black when it is wide enough to keep its
- * colour inside the outline, and its tooltip says so in any case. Frames that only A has
- * are drawn hatched, as wide as their share in A; to make room for them a frame is as
+ * change); a frame whose change has a 95% interval (compare's: each side's share interval,
+ * a frame being a sum over tuples widened by its run's design effect, and MOVER's
+ * interval of their difference) that excludes 0 is outlined in black when it is wide
+ * enough to keep its colour inside the outline, and its tooltip says so in any case. Frames that
+ * only A has are drawn hatched, as wide as their share in A; to make room for them a frame is as
  * wide as its exclusive share in B plus its children's widths, which is its inclusive
  * share in B wherever A has nothing B lacks.
  *
@@ -169,7 +170,7 @@ static void frame_fill(const struct layout *l, size_t i, char *fill, size_t len,
             snprintf(fill, len, "url(#%s)", HATCH_ID);
             return;
         }
-        double ci, d = flame_tree_share_diff(l->t, i, &ci);
+        double d = flame_tree_share_diff(l->t, i).value;
         c = diverging(isnan(d) ? 0 : d, l->hi);
     } else if (l->look->rate >= 0) {
         double v = calltree_rate(frame_rate(l, i));
@@ -248,9 +249,9 @@ static void scale(struct layout *l)
 {
     const struct flame_tree *t = l->t;
     if (l->diff) {
-        double m = 0, ci;
+        double m = 0;
         for (size_t i = 0; i < t->nframes; i++) {
-            double d = l->drawn[i] ? flame_tree_share_diff(t, i, &ci) : NAN;
+            double d = l->drawn[i] ? flame_tree_share_diff(t, i).value : NAN;
             if (!isnan(d) && fabs(d) > m) m = fabs(d);
         }
         l->scaled = m > 0;
@@ -286,11 +287,18 @@ static void put_counts(FILE *f, const char *what, const struct calltree_count *c
             100 * stats_fraction(c->samples, whole));
 }
 
-static const char *fmt_rate(const struct calltree_sums *s, char *buf, size_t len)
+/* Rate r of profile p over sums s: "R ± CI" with the interval's mark (intervals.h). */
+static const char *fmt_rate(const struct profile *p, size_t r, const struct calltree_sums *s,
+                            char *buf, size_t len)
 {
     double v = calltree_rate(s);
     if (isnan(v)) return "no period kept";
-    return plot_fmt_pm(v, calltree_rate_ci95(s), buf, len);
+    struct interval iv = calltree_rate_interval(p, r, s);
+    double half = interval_half(&iv);
+    char pm[64];
+    snprintf(buf, len, "%s%s", plot_fmt_pm(v, half, pm, sizeof pm),
+             isfinite(half) && half > 0 ? interval_mark(iv.basis) : ""); /* as plot_fmt_pm */
+    return buf;
 }
 
 /* What a frame that is not a function stands for. */
@@ -319,14 +327,26 @@ static void put_rates(FILE *f, const struct flame_tree *t, size_t i, size_t s, c
     char a[64], b[64];
     for (size_t r = 0; r < p->nrates; r++)
         fprintf(f, "\n%s%s: inclusive %s, exclusive %s%s%s%s", side, p->rates[r].name,
-                fmt_rate(&c->incl.rates[r], a, sizeof a), fmt_rate(&c->excl.rates[r], b, sizeof b),
-                p->rates[r].unit[0] ? " (" : "", p->rates[r].unit, p->rates[r].unit[0] ? ")" : "");
+                fmt_rate(p, r, &c->incl.rates[r], a, sizeof a),
+                fmt_rate(p, r, &c->excl.rates[r], b, sizeof b), p->rates[r].unit[0] ? " (" : "",
+                p->rates[r].unit, p->rates[r].unit[0] ? ")" : "");
+}
+
+/* A change of share in percentage points, to the precision half (a fraction) supports,
+ * with its sign. */
+static const char *fmt_points(double v, double half, char *buf, size_t len)
+{
+    char pm[64];
+    stats_format_estimate(100 * v, 100 * half, buf + 1, pm, len - 1);
+    buf[0] = '+';
+    return buf[1] == '-' ? buf + 1 : buf;
 }
 
 static void put_diff(FILE *f, const struct flame_tree *t, size_t i)
 {
-    double ci, d = flame_tree_share_diff(t, i, &ci);
-    int dec = stats_ci_decimals(ci * 100);
+    struct interval d = flame_tree_share_diff(t, i);
+    double half = interval_half(&d);
+    char v[64], lo[64], hi[64];
     if (!flame_tree_has(t, i, 0)) fputs("\nonly in A", f);
     if (!flame_tree_has(t, i, 1)) fputs("\nonly in B", f);
     for (size_t s = 0; s < 2; s++) {
@@ -334,12 +354,13 @@ static void put_diff(FILE *f, const struct flame_tree *t, size_t i)
         put_counts(f, "inclusive", &t->frames[i].side[s].incl, t->ct[s]->attributed);
         put_counts(f, "; exclusive", &t->frames[i].side[s].excl, t->ct[s]->attributed);
     }
-    if (isnan(d)) return;
-    if (dec < 0) dec = 2;
-    fprintf(f, "\nchange of inclusive share, B - A: %+.*f", dec, 100 * d);
-    if (!isnan(ci)) fprintf(f, " \xc2\xb1 %.*f", dec, 100 * ci);
-    fprintf(f, " percentage points; the 95%% interval %s 0",
-            stats_excludes_zero(d, ci) ? "excludes" : "includes");
+    if (isnan(d.value)) return;
+    fprintf(f, "\nchange of inclusive share, B - A: %s percentage points",
+            fmt_points(d.value, half, v, sizeof v));
+    if (!isnan(half))
+        fprintf(f, "\n95%% interval: %s to %s%s; it %s 0", fmt_points(d.lo, half, lo, sizeof lo),
+                fmt_points(d.hi, half, hi, sizeof hi), interval_mark(d.basis),
+                interval_excludes_zero(&d) ? "excludes" : "includes");
     put_rates(f, t, i, 0, "B ");
     put_rates(f, t, i, 1, "A ");
 }
@@ -367,6 +388,12 @@ static int tooltip(const struct layout *l, size_t i, char **out)
         put_counts(f, "exclusive", &fr->side[0].excl, t->ct[0]->attributed);
         put_rates(f, t, i, 0, "");
     }
+    if (i == 0) { /* what the intervals are, once */
+        char legend[512];
+        for (size_t s = 0; s < t->nsides; s++)
+            fprintf(f, "\n%s%s", t->nsides > 1 ? (s ? "A: " : "B: ") : "",
+                    intervals_legend(t->ct[s]->p, legend, sizeof legend));
+    }
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -393,11 +420,11 @@ static int draw_frame(struct svg *s, const struct layout *l, size_t i)
     int light;
     if (tooltip(l, i, &title) != 0) return -1;
     frame_fill(l, i, fill, sizeof fill, &light);
-    double x = l->x[i], w = l->w[i], y = frame_y(l, t->frames[i].depth), ci = NAN;
+    double x = l->x[i], w = l->w[i], y = frame_y(l, t->frames[i].depth);
     const char *stroke = NULL;
     double stroke_width = 0.5;
-    double d = l->diff ? flame_tree_share_diff(t, i, &ci) : NAN; /* sets ci first */
-    if (l->diff && stats_excludes_zero(d, ci)) {
+    struct interval d = flame_tree_share_diff(t, i);
+    if (l->diff && interval_excludes_zero(&d)) {
         if (w >= SIGNIFICANT_MIN_WIDTH) {
             stroke = "#000000";
             stroke_width = SIGNIFICANT_STROKE;

@@ -11,6 +11,7 @@
  */
 #include "shimview/base/numbers.h"
 #include "shimview/render/plot.h"
+#include "shimview/analysis/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -309,14 +310,12 @@ const char *plot_color(size_t i)
 
 const char *plot_fmt_pm(double value, double spread, char *buf, size_t len)
 {
-    if (!isfinite(spread) || spread <= 0 || !isfinite(value) || fabs(value) >= 1e9) {
-        snprintf(buf, len, "%.4g", value);
-        return buf;
-    }
-    int decimals = 1 - (int)floor(log10(spread));
-    if (decimals < 0) decimals = 0;
-    if (decimals > 6) decimals = 6;
-    snprintf(buf, len, "%.*f \xc2\xb1 %.*f", decimals, value, decimals, spread);
+    char v[64], c[64];
+    stats_format_estimate(value, spread, v, c, sizeof v);
+    if (!isfinite(spread) || spread <= 0)
+        snprintf(buf, len, "%s", v);
+    else
+        snprintf(buf, len, "%s %s", v, c);
     return buf;
 }
 

@@ -22,6 +22,7 @@
 #include "shimview/base/numbers.h"
 #include "shimview/render/plot.h"
 #include "shimview/analysis/stats.h"
+#include "shimview/analysis/intervals.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -168,6 +169,8 @@ void plot_profiles_key(struct svg *s, const struct plot_ctx *c, double y)
 struct bars {
     const struct profile_tag *tag;
     const struct profile_rate_stats *rs;
+    const struct profile *p; /* whose tag, and which of its rates rs is */
+    size_t rate;
     const char *color;
     const char *label;   /* "A" or "B" when two profiles are drawn, else NULL */
     int outline;         /* drawn as an outline over the other profile's bars */
@@ -342,13 +345,14 @@ static double not_drawn_lines(struct svg *s, const struct bars *b, double tx, do
     return ly;
 }
 
-/* "rate R ± CI (95% CI)" of b, in buf. */
+/* "R ± CI" of b's rate, with the interval's mark (intervals.h), in buf. */
 static const char *fmt_rate_ci(const struct bars *b, char *buf, size_t len)
 {
-    const struct profile_rate_stats *rs = b->rs;
-    return plot_fmt_pm(
-        rs->rate, stats_ratio_ci95(rs->n, rs->sum_a, rs->sum_b, rs->sum_aa, rs->sum_bb, rs->sum_ab),
-        buf, len);
+    struct interval iv = interval_rate(b->p, b->tag, b->rate);
+    char m[64];
+    plot_fmt_pm(b->rs->rate, interval_half(&iv), m, sizeof m);
+    snprintf(buf, len, "%s%s", m, interval_mark(iv.basis));
+    return buf;
 }
 
 static void panel_legend(struct svg *s, const struct panel *pn, double y)
@@ -359,7 +363,8 @@ static void panel_legend(struct svg *s, const struct panel *pn, double y)
     char a[64], c[64];
     legend_heading(s, pn, ly);
     ly += PLOT_LEGEND_LINE + 2;
-    plot_legend_text(s, tx, ly, NULL, 0, "n = %s kept samples", fmt_count(rs->n, a, sizeof a));
+    plot_legend_text(s, tx, ly, NULL, 0, "n = %s %s", fmt_count(rs->n, a, sizeof a),
+                     b->p->rates[b->rate].slow ? "spans (a slow rate)" : "kept samples");
     ly += PLOT_LEGEND_LINE;
     if (rs->n == 0 || !rs->has_stats) {
         plot_legend_text(s, tx, ly, PLOT_TEXT_GREY, 0, "no kept samples with a rate");
@@ -499,6 +504,8 @@ int plot_hist_write(FILE *f, const struct plot_ctx *c)
             struct bars *b = &pn[i].side[j];
             b->tag = j ? c->top2[i] : c->top[i].tag;
             b->rs = plot_top_rate(c, i, j);
+            b->p = j ? c->p2 : c->p;
+            b->rate = j ? c->rate2 : c->rate;
             b->color = nsides > 1 ? plot_profile_color(j) : plot_color(i);
             b->label = nsides > 1 ? (j ? "B" : "A") : NULL;
             b->outline = j == 1;

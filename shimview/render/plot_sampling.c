@@ -162,14 +162,12 @@ static void no_data(struct svg *s, double y, double h, const char *text)
     svg_text(s, PLOT_LEFT + PLOT_AREA_WIDTH / 2, y + h / 2, &st, text);
 }
 
-/* A summary value: 3 significant digits for cycles, 4 for CPC (its interest is near 1). */
-static const char *fmt_summary(double v, int cpc, char *buf, size_t len)
+/* A quantile of h, to the precision its bucket has (exactly when every value in its
+ * bucket was the same: a CPC of 1, a period the TSC's step made discrete). */
+static const char *fmt_summary(const struct profile_loghist *h, double v, int exact, char *buf,
+                               size_t len)
 {
-    if (cpc) {
-        snprintf(buf, len, "%.4g", v);
-        return buf;
-    }
-    return plot_fmt_value(v, buf, len);
+    return profile_loghist_quantile_text(h, v, exact, 1, buf, len);
 }
 
 /* Legend lines for one log histogram (cpc: unitless, more digits); returns the next
@@ -186,11 +184,12 @@ static double hist_legend(struct svg *s, double y, const char *color, int filled
     if (h->has_summary && h->count > 0) {
         svg_line(s, PLOT_LEGEND_X, y - 4, PLOT_LEGEND_X + 16, y - 4, color, 1.5, "5 3");
         plot_legend_text(s, PLOT_LEGEND_X + 22, y, NULL, 0, "median %s%s",
-                         fmt_summary(h->median, cpc, m, sizeof m), cpc ? "" : " cycles");
+                         fmt_summary(h, h->median, h->median_exact, m, sizeof m),
+                         cpc ? "" : " cycles");
         y += PLOT_LEGEND_LINE;
         plot_legend_text(s, PLOT_LEGEND_X + 22, y, PLOT_TEXT_GREY, 0, "p10 %s, p90 %s",
-                         fmt_summary(h->p10, cpc, p10, sizeof p10),
-                         fmt_summary(h->p90, cpc, p90, sizeof p90));
+                         fmt_summary(h, h->p10, h->p10_exact, p10, sizeof p10),
+                         fmt_summary(h, h->p90, h->p90_exact, p90, sizeof p90));
         y += PLOT_LEGEND_LINE;
     }
     if (h->underflow || h->overflow) {

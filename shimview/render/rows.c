@@ -4,10 +4,12 @@
  * The columns after the name are the same in every such table: samples, the share of
  * samples (over every attributed period, whoever ran: the entry's `share`), the share of
  * TSC cycles, and per rate the ratio estimate sum_a / sum_b over the kept periods (the
- * unbiased one, to quote) with its delta-method 95% interval and n. Text rounds an
- * estimate to the precision its interval supports and prints shares as percentages; CSV
- * keeps full precision, fractions, and adds the mean of the per-period rates, the centre
- * of the histogram.
+ * unbiased one, to quote) with its 95% interval (intervals.h: batch means where the tuple
+ * has time batches, `~` or `!` after the interval where it does not) and n. Text rounds
+ * an estimate to the precision its interval supports (significant digits, so a small
+ * rate never prints as 0.000000) and prints shares as percentages (`<0.01%` for a small
+ * nonzero one); CSV keeps full precision, fractions, and adds the mean of the per-period
+ * rates, the centre of the histogram, and the share's interval and each interval's kind.
  *
  * An entry may be a folded one (match.h): then its thread word stands for the row only
  * when every entry folded into it had that word, and its values are its first entry's;
@@ -18,6 +20,7 @@
 #include "shimview/base/numbers.h"
 #include "shimview/model/profile_threads.h"
 #include "shimview/analysis/stats.h"
+#include "shimview/analysis/intervals.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -31,27 +34,7 @@
 
 const char *rows_fmt_percent(double frac, char *buf, size_t len)
 {
-    if (isnan(frac))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.2f%%", 100 * frac);
-    return buf;
-}
-
-/* The mean to the precision its interval supports: the interval to two significant
- * digits, the mean to the same decimal place. */
-static void fmt_mean_ci(double mean, double ci, char *m, char *c, size_t len)
-{
-    if (!isfinite(ci) || ci <= 0 || !isfinite(mean) || fabs(mean) >= 1e9) {
-        snprintf(m, len, "%.4g", mean);
-        snprintf(c, len, isfinite(ci) ? "± %.2g" : "± -", ci);
-        return;
-    }
-    int decimals = 1 - (int)floor(log10(ci));
-    if (decimals < 0) decimals = 0;
-    if (decimals > 6) decimals = 6;
-    snprintf(m, len, "%.*f", decimals, mean);
-    snprintf(c, len, "± %.*f", decimals, ci);
+    return stats_format_share(frac, buf, len);
 }
 
 struct sparkline_look rows_sparkline_look(const struct profile *p, long rate,
@@ -65,12 +48,6 @@ struct sparkline_look rows_sparkline_look(const struct profile *p, long rate,
 int rows_has_thread(const struct profile_tag *t)
 {
     return !t->is_other && !t->several_threads;
-}
-
-/* The delta-method interval of a rate entry's ratio estimate. */
-static double rate_ci95(const struct profile_rate_stats *s)
-{
-    return stats_ratio_ci95(s->n, s->sum_a, s->sum_b, s->sum_aa, s->sum_bb, s->sum_ab);
 }
 
 /* The thread cells from column c: the word, then the name when the look has one. */
@@ -124,17 +101,18 @@ struct table *rows_text_table(const struct profile *p, const struct rows_look *l
     return t;
 }
 
-/* Two cells, "value" and "± ci", from column c; a dash when nothing was kept. */
-static size_t estimate_cells(struct table *t, size_t c, uint64_t n, double value, double ci)
+/* Two cells, "value" and "± ci" with the interval's mark, from column c; a dash when
+ * nothing was kept. */
+static size_t estimate_cells(struct table *t, size_t c, uint64_t n, const struct interval *iv)
 {
     char v[64], h[64];
-    if (n == 0) {
+    if (n == 0 || isnan(iv->value)) {
         table_set(t, c, "-");
         return c + 2;
     }
-    fmt_mean_ci(value, ci, v, h, sizeof v);
+    stats_format_estimate(iv->value, interval_half(iv), v, h, sizeof v);
     table_set(t, c, "%s", v);
-    table_set(t, c + 1, "%s", h);
+    table_set(t, c + 1, "%s%s", h, interval_mark(iv->basis));
     return c + 2;
 }
 
@@ -153,7 +131,8 @@ void rows_text_row(struct table *t, const struct profile *p, const struct named_
               rows_fmt_percent(stats_fraction(tag->cycles, total_cycles), a, sizeof a));
     for (size_t r = 0; r < p->nrates; r++) {
         const struct profile_rate_stats *s = &tag->rates[r];
-        c = estimate_cells(t, c, s->n, s->rate, rate_ci95(s));
+        struct interval iv = interval_rate(p, tag, r);
+        c = estimate_cells(t, c, s->n, &iv);
         table_set(t, c++, "%s", fmt_count(s->n, a, sizeof a));
     }
     if (l->spark.on) {
@@ -171,7 +150,7 @@ struct table *rows_csv_table(const struct profile *p, const struct rows_look *l)
     static const char *const rate_heads[CSV_RATE_COLS] = {"mean_", "ci95_", "n_", "rate_",
                                                           "rate_ci95_"};
     size_t lead = 1 + (size_t)l->thread_name + (l->slots ? 2 : 0);
-    size_t ncols = lead + 5 + CSV_RATE_COLS * p->nrates;
+    size_t ncols = lead + 5 + CSV_RATE_COLS * p->nrates + 3 + p->nrates;
     enum table_align *align = calloc(ncols, sizeof *align); /* unused by CSV */
     if (!align) return NULL;
     struct table *t = table_new(ncols, align);
@@ -193,6 +172,11 @@ struct table *rows_csv_table(const struct profile *p, const struct rows_look *l)
     for (size_t r = 0; r < p->nrates; r++)
         for (size_t k = 0; k < CSV_RATE_COLS; k++)
             table_set(t, c++, "%s%s", rate_heads[k], p->rates[r].name);
+    table_set(t, c++, "share_lo95");
+    table_set(t, c++, "share_hi95");
+    table_set(t, c++, "share_basis");
+    for (size_t r = 0; r < p->nrates; r++)
+        table_set(t, c++, "rate_basis_%s", p->rates[r].name);
     return t;
 }
 
@@ -236,7 +220,8 @@ void rows_csv_row(struct table *t, const struct profile *p, const struct named_t
     table_set(t, c++, "%" PRIu64, tag->kept);
     for (size_t r = 0; r < p->nrates; r++) {
         const struct profile_rate_stats *s = &tag->rates[r];
-        double ci = stats_ci95(s->n, s->sum, s->sumsq), ratio_ci = rate_ci95(s);
+        struct interval iv = interval_rate(p, tag, r);
+        double ci = stats_ci95(s->n, s->sum, s->sumsq), ratio_ci = interval_half(&iv);
         if (s->n > 0) table_set(t, c, "%.10g", s->mean);
         if (!isnan(ci)) table_set(t, c + 1, "%.6g", ci);
         table_set(t, c + 2, "%" PRIu64, s->n);
@@ -244,4 +229,13 @@ void rows_csv_row(struct table *t, const struct profile *p, const struct named_t
         if (!isnan(ratio_ci)) table_set(t, c + 4, "%.6g", ratio_ci);
         c += CSV_RATE_COLS;
     }
+    struct interval sh = interval_share(p, tag);
+    if (!isnan(sh.lo)) {
+        table_set(t, c, "%.6g", sh.lo);
+        table_set(t, c + 1, "%.6g", sh.hi);
+        table_set(t, c + 2, "%s", interval_basis_name(sh.basis));
+    }
+    c += 3;
+    for (size_t r = 0; r < p->nrates; r++, c++)
+        table_set(t, c, "%s", interval_basis_name(interval_rate(p, tag, r).basis));
 }

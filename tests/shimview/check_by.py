@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 
 # what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
 UNSET = "(before the first signal)"
+TINY_SHARE = 0.001  # PLOT_TINY_SHARE
 
 NS = "{http://www.w3.org/2000/svg}"
 SPARSE = 10
@@ -206,6 +207,9 @@ def check_svg(p, path, ntop):
         report(any(a.startswith(want) for a in axes), "svg: an axis is labelled '%s'" % want,
                "axis labels %r" % axes)
     tags = top_tags(p, ntop)
+    total = sum(t["samples"] for t in p["tags"]) + p["other"]["samples"]
+    while len(tags) > 1 and tags[-1]["samples"] < TINY_SHARE * total:
+        tags.pop()  # plot leaves out the last tags under 0.1% of samples (plot.c)
     legend = " ".join(texts("legend"))
     missing = [tag_name(p, t) for t in tags if tag_name(p, t) not in legend]
     report(not missing, "svg: the legend names the top %d tags" % len(tags), "missing %r" % missing)

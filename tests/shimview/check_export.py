@@ -82,6 +82,13 @@ def perfetto(path, exp):
               len(counters))
     check("perfetto: counters hold finite values",
           all(math.isfinite(e["args"]["value"]) for e in counters))
+    if not limit:
+        first = exp["rate_names"][0] if exp["rate_names"] else None
+        wrong = [(e["ts"], e["args"]["value"], exp["bin_means"].get(str(round(e["ts"] / 10))))
+                 for e in counters if e["name"] == first]
+        wrong = [w for w in wrong if w[2] is None or abs(w[1] - w[2]) > 1e-6 * max(1, abs(w[2]))]
+        check("perfetto: each counter is its bin's rate weighted by the periods' cycles",
+              not wrong, wrong[:3])
     check("perfetto: counters are named after the rates",
           {e["name"] for e in counters} <= set(exp["rate_names"]))
     instants = by_ph.get("i", [])

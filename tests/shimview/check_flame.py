@@ -7,7 +7,9 @@ Every expected number is recomputed here from the profiles' JSON (check_cct.py's
 independently of shimview: the frames (a root "all", a frame per thread, the contexts by
 the names of their paths, the samples without a context as frames of their own), their
 inclusive and exclusive samples, shares and rate sums, and so the width and place each
-frame must have. KIND says what is checked:
+frame must have, and its intervals (stats_ref.py): a frame adds up tuples, so its share
+has Wilson's interval and its rates the delta method's, widened in a profile with time
+batches by the design effect recomputed here from the batches. KIND says what is checked:
 
   flame PROFILE SVG [hash|rate] [TID]   a flame graph: every frame drawn where it must be
                                         (inside its caller), as wide as its inclusive
@@ -42,6 +44,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_cct  # noqa: E402
+import stats_ref  # noqa: E402
 from check_cct import ROOT, OVERFLOW  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -143,18 +146,71 @@ def expected(profiles, diff):
     return frames
 
 
-def ratio(acc):
+def median_at_least_1(v):
+    v = sorted(v)
+    m = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    return max(m, 1.0)
+
+
+def design_effects(P):
+    """The profile's design effects (docs/statistics.md), recomputed from its batches: for
+    the share and each rate, the median (at least 1) over the tuples with 64 samples or
+    more and 8 covered batches or more of (batch-means variance / independent variance).
+    None without time batches (or without a tuple to tell)."""
+    d = P.d
+    if not d.get("batches"):
+        return None
+    nb, total = d["batches"]["count"], P.attributed
+    share, rates = [], [[] for _ in d["rates"]]
+    for t in d["tags"]:
+        b = (t.get("detail") or {}).get("batches")
+        if not b:
+            continue
+        start = b["first"] + (1 if t["detail"].get("since", 0) > 0 else 0)
+        if t["samples"] < 64 or nb - start < 8:
+            continue
+        q = t["samples"] / total
+        se, _ = stats_ref.batch_se(b["samples"][start:], d["batches"]["samples"][start:], nb,
+                                   total)
+        if q * (1 - q) > 0:
+            share.append(se * se / (q * (1 - q) / total))
+        for r, s in enumerate(t["rates"]):
+            if not s.get("n") or not s.get("sum_b", 0) > 0:
+                continue
+            rse, _ = stats_ref.batch_se(b["a"][r][start:], b["b"][r][start:], nb, s["sum_b"])
+            ise = stats_ref.ratio_se(s.get("periods") or s["n"], s["sum_a"], s["sum_b"],
+                                     s["sum_aa"], s["sum_bb"], s["sum_ab"])
+            if ise > 0:
+                rates[r].append(rse * rse / (ise * ise))
+    if not share:
+        return None
+    ds = median_at_least_1(share)
+    return ds, [median_at_least_1(v) if v else ds for v in rates]
+
+
+DEFF = [None, None]  # each side's design effects: side 0 (B, or the one profile), side 1 (A)
+
+
+def ratio(acc, side=0, r=0):
+    """A frame's rate over the sums acc and its 95% half-width: the independent interval
+    (delta method, Student's t), widened by the profile's design effect when it has time
+    batches, as a sum over tuples is."""
     n, sa, sb, saa, sbb, sab = acc
     if n == 0 or sb <= 0:
         return None, None
     R = sa / sb
     if n < 2:
         return R, None
-    s_aa = (saa - sa * sa / n) / (n - 1)
-    s_bb = (sbb - sb * sb / n) / (n - 1)
-    s_ab = (sab - sa * sb / n) / (n - 1)
-    var = (s_aa - 2 * R * s_ab + R * R * s_bb) / (n * (sb / n) ** 2)
-    return R, 1.96 * math.sqrt(max(var, 0))
+    deff = DEFF[side][1][r] if DEFF[side] else 1.0
+    se = stats_ref.ratio_se(n, sa, sb, saa, sbb, sab)
+    return R, stats_ref.t95(max(1.0, n / deff - 1)) * se * math.sqrt(deff)
+
+
+def mark_of(P):
+    """The mark of a frame's intervals: a frame is a sum over tuples, so without batches
+    of its own: '~' (widened by the design effect) in a profile with time batches, '!'
+    (independent samples) in one without."""
+    return "~" if P.d.get("batches") else "!"
 
 
 # ---- the drawn frames ----
@@ -254,12 +310,13 @@ def check_number(what, text, pattern, value, decimals_from=None):
     return m
 
 
-def check_rate_text(what, text, value, ci):
-    """'V ± C' (or V alone) against the recomputed rate and interval."""
+def check_rate_text(what, text, value, ci, mark):
+    """'V ± C' and the interval's mark (or V alone) against the recomputed rate and
+    interval."""
     if value is None:
         check(what + " has no kept period", text == "no period kept", text)
         return
-    m = re.match(r"(-?[0-9.e+-]+)(?: ± ([0-9.]+))?", text)
+    m = re.match(r"(-?[0-9.e+-]+)(?: ± ([0-9.e+-]+)([~!]?))?$", text)
     if not m:
         check(what, False, text)
         return
@@ -267,6 +324,8 @@ def check_rate_text(what, text, value, ci):
     dec = len(v.split(".")[1]) if "." in v and "e" not in v else 0
     tol = 0.5 * 10 ** -dec + 1e-9 if "e" not in v else abs(value) * 1e-3
     check(what + " is %.6g (%s)" % (value, v), abs(float(v) - value) <= tol, v)
+    if m.group(2) is not None:
+        check(what + ": the interval is marked %r" % mark, m.group(3) == mark, text)
     if m.group(2) is not None and ci is not None:
         check(what + " ± %.4g" % ci, abs(float(m.group(2)) - ci) <= 0.5 * 10 ** -dec + 1e-9,
               m.group(2))
@@ -292,9 +351,9 @@ def check_tooltip(P, f, w, kinds):
         check("%s: a line for rate %s" % (name, rate["name"]), m, t)
         if m:
             check_rate_text("%s: %s inclusive" % (name, rate["name"]), m.group(1),
-                            *ratio(w.rates[0][r]))
+                            *ratio(w.rates[0][r], 0, r), mark_of(P))
             check_rate_text("%s: %s exclusive" % (name, rate["name"]), m.group(2),
-                            *ratio(w.rates[1][r]))
+                            *ratio(w.rates[1][r], 0, r), mark_of(P))
 
 
 def luminance(c):
@@ -356,6 +415,7 @@ def check_flame(profile, svg, colour="hash", tid=None, icicle=False):
     P = check_cct.Profile(profile)
     check_cct.P = P
     ATTR = [P.attributed]
+    DEFF[:] = [design_effects(P), None]
     root_el = ET.parse(svg).getroot()
     check("the SVG parses and is an svg element", root_el.tag == NS + "svg", root_el.tag)
     width = float(root_el.get("width"))
@@ -376,6 +436,12 @@ def check_flame(profile, svg, colour="hash", tid=None, icicle=False):
                       for f in frames), [f["name"] for f in frames])
     root = [f for f in frames if f["depth"] == 0]
     if root:
+        check("the root's tooltip says what the intervals are",
+              "± 95% CI" in root[0]["title"] and
+              ("time batches" in root[0]["title"]), root[0]["title"])
+        if DEFF[0]:
+            check("the root's tooltip gives the design effect recomputed here (x%.3g)" %
+                  DEFF[0][0], "(share x%.3g)" % DEFF[0][0] in root[0]["title"], root[0]["title"])
         ys = [f["y"] for f in frames]
         check("%s: the root is the %s row" % ("icicle" if icicle else "flame",
                                                "top" if icicle else "bottom"),
@@ -424,9 +490,12 @@ def colour_diff(d, m):
     return tuple(white[k] + (end[k] - white[k]) * abs(t) for k in range(3))
 
 
-def share_ci(k, n):
-    p = k / n
-    return 1.96 * math.sqrt(p * (1 - p) / n)
+def share_interval(k, n, side):
+    """A frame's share k / n and its 95% interval: Wilson's, on k and n divided by the
+    profile's design effect when it has time batches."""
+    deff = DEFF[side][0] if DEFF[side] else 1.0
+    lo, hi = stats_ref.wilson95(k / deff, n / deff)
+    return k / n, lo, hi
 
 
 def check_diff(a_file, b_file, svg, planted=False):
@@ -448,17 +517,30 @@ def check_diff(a_file, b_file, svg, planted=False):
     drawn = link(parse_svg(root_el), False)
     check_geometry(drawn, want, places)
 
+    DEFF[:] = [design_effects(B), design_effects(A)]
+
     def change(w):
-        d = w.incl[0] / B.attributed - w.incl[1] / A.attributed
-        ci = math.hypot(share_ci(w.incl[0], B.attributed), share_ci(w.incl[1], A.attributed))
-        return d, ci
+        """B - A and its 95% interval: MOVER over the two sides' Wilson intervals."""
+        a = share_interval(w.incl[1], A.attributed, 1)
+        b = share_interval(w.incl[0], B.attributed, 0)
+        lo, hi = stats_ref.mover(*a, *b)
+        return b[0] - a[0], lo, hi
 
     m = max(abs(change(want[p])[0]) for p in drawn)
+    root = drawn.get(("all",))
+    check("diff: the root's tooltip says what each side's intervals are",
+          root and "\nB: ± 95% CI" in root["title"] and "\nA: ± 95% CI" in root["title"],
+          root and root["title"])
+    for side, deff in (("B", DEFF[0]), ("A", DEFF[1])):
+        if deff and root:
+            line = next((x for x in root["title"].split("\n") if x.startswith(side + ": ")), "")
+            check("diff: %s's design effect, recomputed here, is in the root's tooltip (x%.3g)" %
+                  (side, deff[0]), "(share x%.3g)" % deff[0] in line, line)
     for path, f in drawn.items():
         w = want[path]
         name = " > ".join(path[1:]) or "all"
-        d, ci = change(w)
-        sig = abs(d) > ci
+        d, lo, hi = change(w)
+        sig = lo > 0 or hi < 0
         t = f["title"]
         only_a, only_b = w.incl[0] == 0, w.incl[1] == 0
         check_label(f)
@@ -478,11 +560,20 @@ def check_diff(a_file, b_file, svg, planted=False):
         elif f["w"] < OUTLINE_MIN - TOL:
             check("diff %s: too narrow (%.1f px) for a black outline" % (name, f["w"]),
                   f["stroke"] != "#000000", f["stroke"])
-        check("diff %s: the tooltip says whether the interval excludes 0" % name,
-              ("the 95% interval excludes 0" in t) == sig and
-              ("the 95% interval includes 0" in t) == (not sig), t)
-        check_number("diff %s: the change" % name, t, r"B - A: ([-+][0-9.]+)", 100 * d)
-        check_number("diff %s: its interval" % name, t, r"B - A: [-+][0-9.]+ ± ([0-9.]+)", 100 * ci)
+        m_iv = re.search(r"\n95% interval: ([-+][0-9.]+) to ([-+][0-9.]+)([~!]?); it "
+                         r"(excludes|includes) 0", t)
+        check("diff %s: the tooltip gives the interval and says whether it excludes 0 (%s)" %
+              (name, "excludes" if sig else "includes"),
+              m_iv and m_iv.group(4) == ("excludes" if sig else "includes"), t)
+        check_number("diff %s: the change" % name, t, r"B - A: ([-+][0-9.]+) percentage", 100 * d)
+        check_number("diff %s: the interval's low end" % name, t,
+                     r"\n95% interval: ([-+][0-9.]+) to", 100 * lo)
+        check_number("diff %s: the interval's high end" % name, t,
+                     r"\n95% interval: [-+][0-9.]+ to ([-+][0-9.]+)", 100 * hi)
+        if m_iv:
+            want_mark = "~" if DEFF[0] and DEFF[1] else "!"
+            check("diff %s: the interval is marked %r" % (name, want_mark),
+                  m_iv.group(3) == want_mark, m_iv.group(3))
         for s, side in ((0, "B"), (1, "A")):
             check_number("diff %s: %s's inclusive samples" % (name, side), t,
                          r"\n%s inclusive: ([0-9,]+) samples" % side, w.incl[s])
@@ -504,13 +595,13 @@ def check_planted(drawn, want, change):
               sorted(drawn)[:8])
         if not (f and w):
             continue
-        d, ci = change(w)
+        d, lo, hi = change(w)
         if what == "more":
             check("diff: %s's share rose, significantly, drawn red" % name,
-                  d > 0 and abs(d) > ci and rgb(f["fill"])[0] > rgb(f["fill"])[2], (d, ci, f["fill"]))
+                  d > 0 and lo > 0 and rgb(f["fill"])[0] > rgb(f["fill"])[2], (d, lo, f["fill"]))
         elif what == "less":
             check("diff: %s's share fell, significantly, drawn blue" % name,
-                  d < 0 and abs(d) > ci and rgb(f["fill"])[2] > rgb(f["fill"])[0], (d, ci, f["fill"]))
+                  d < 0 and hi < 0 and rgb(f["fill"])[2] > rgb(f["fill"])[0], (d, hi, f["fill"]))
         elif what == "only in A":
             check("diff: %s, gone from B, is hatched" % name, f["fill"] == HATCH, f["fill"])
         else:

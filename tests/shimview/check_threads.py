@@ -26,11 +26,14 @@ import csv
 import html.parser
 import json
 import math
+import os
 import re
 import sys
 
 # what shimview names an unnamed value 0 of a tag slot (shimview/tags.h)
 UNSET = "(before the first signal)"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats_ref  # noqa: E402
 
 OTHER, IDLE = "(other processes)", "(idle)"
 results = []
@@ -106,7 +109,7 @@ def ratio_ci(r):
     cov = lambda xy, x, y: (r[xy] - r[x] * r[y] / n) / (n - 1)
     var = cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b") + \
         R * R * cov("sum_bb", "sum_b", "sum_b")
-    return 1.96 * math.sqrt(max(var, 0) / (n * bbar * bbar))
+    return stats_ref.t95(n - 1) * math.sqrt(max(var, 0) / (n * bbar * bbar))
 
 
 def mean_ci(r):
@@ -114,7 +117,7 @@ def mean_ci(r):
     if n < 2:
         return None
     var = (r["sumsq"] - r["sum"] ** 2 / n) / (n - 1)
-    return 1.96 * math.sqrt(max(var, 0) / n)
+    return stats_ref.t95(n - 1) * math.sqrt(max(var, 0) / n)
 
 
 def merged(p):

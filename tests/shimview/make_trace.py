@@ -23,6 +23,13 @@ Options:
   --damage D    spoil the trace: magic, version, short (40 bytes), partial (a trailing
                 partial record, which readers ignore), words (record_words in the
                 header disagrees), pid (another process wrote it)
+  --weighted    instead of phases: two kept periods of 100 and 300 cycles with rates 1
+                and 3, then an interrupted period of a million cycles; their mean
+                weighted by cycles is 2.5 (2 without weights), in the expect file as
+                weighted_mean
+
+Every expect file also holds, per 10 us counter bin of `export --format perfetto`, the
+mean of its records' rates weighted by their cycles (bin_means).
 """
 import argparse
 import copy
@@ -71,7 +78,7 @@ def make_records(rng, n, nslots, hz):
     loop = LOOPS[0]
     prev = None  # (thread, values, attributed) of the previous record
     bin_cycles = 10e-6 * hz
-    bins = set()
+    bins = {}  # bin -> [sum of rate x cycles, cycles]
     for i in range(n):
         if phase_left == 0:
             phase = rng.choices(PHASES, weights=[4, 5, 2, 1])[0]
@@ -116,13 +123,29 @@ def make_records(rng, n, nslots, hz):
                 exp["values"][s][key] = exp["values"][s].get(key, 0) + cycles
         if not math.isnan(rate):
             exp["rated"] += 1
-            bins.add(int((t - first_start) / bin_cycles))
+            b = bins.setdefault(int((t - first_start) / bin_cycles), [0.0, 0.0])
+            b[0] += rate * cycles
+            b[1] += cycles
         records.append((seq, t, cycles, flags, thread, values, rate))
         prev = (thread, values, attributed)
         t += cycles
         seq += 1
     exp["rate_bins"] = len(bins)
+    exp["bin_means"] = {str(k): s / w for k, (s, w) in bins.items()}
     exp["span_ms"] = (t - first_start) / hz * 1e3
+    return records, exp
+
+
+def weighted_records(nslots, hz):
+    """Two kept periods of different lengths and rates, then an interrupted one."""
+    t = 5_000_000_000
+    records = [(0, t, 100, 7, 4242, [2, 7][:nslots], 1.0),
+               (1, t + 100, 300, 7, 4242, [2, 7][:nslots], 3.0),
+               (2, t + 400, 1_000_000, 0, 4242, [2, 7][:nslots], math.nan)]
+    exp = {"records": 3, "gaps": 0, "dropped_full": 0, "rated": 2, "runs": [1] * nslots,
+           "attributed": 2, "interrupted": 1, "values": [{"2": 400}, {"7": 400}][:nslots],
+           "rate_bins": 1, "bin_means": {"0": 2.5}, "weighted_mean": 2.5,
+           "span_ms": 1_000_400 / hz * 1e3}
     return records, exp
 
 
@@ -161,6 +184,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--path", default="abs", choices=["abs", "rel", "missing"])
     ap.add_argument("--damage", choices=["magic", "version", "short", "partial", "words", "pid"])
+    ap.add_argument("--weighted", action="store_true")
     a = ap.parse_args()
 
     p = copy.deepcopy(json.load(open(a.profile, encoding="utf-8")))
@@ -168,7 +192,10 @@ def main():
         two_slots(p)
     hz = p["machine"]["tsc"]["hz"]
     nrates = len(p["rates"])
-    records, exp = make_records(random.Random(a.seed), a.records, a.slots, hz)
+    if a.weighted:
+        records, exp = weighted_records(a.slots, hz)
+    else:
+        records, exp = make_records(random.Random(a.seed), a.records, a.slots, hz)
     out_dir = os.path.abspath(a.out_dir)
     trace = os.path.join(out_dir, a.stem + ".json.trace")
     write_trace(trace, records, a.slots, nrates, hz, a.damage)

@@ -7,12 +7,19 @@
 # and a tag "init" only it has; b.json: "eval" with fewer samples and a 20% higher rate,
 # "parse" with more, a tag "flush" only it has, and "emit" split over two threads, which
 # must fold back into A's "emit"), a profile with an extra rate, and one whose rate has
-# another unit. Then reads the output back as a script would: the CSV with python3's csv
-# module (every share, difference and interval recomputed here from the JSON, the marks
-# where the differences are large and none for a profile compared with itself), the
-# figures with xml.etree (both file names in the legend), merge of three copies (the
-# same means, intervals of width 0) and of two runs (Student's t), and the statuses and
-# messages for missing files, files that are not profiles and bad command lines.
+# another unit; and three profiles with time batches (docs/statistics.md): e.json and
+# f.json, whose shares and rates swing between batches and differ by less than that
+# swing explains, and g.json, whose eval share is 20 points higher. Then reads the
+# output back as a script would: the CSV with python3's csv module (every share,
+# difference and interval recomputed here from the JSON with stats_ref.py: Wilson's
+# intervals and MOVER's difference without batches, batch means with them; the marks
+# where the differences are large, none for a profile compared with itself, none where
+# only independent-sample intervals would see a difference, and a tag one profile lacks
+# compared as 0 samples; with --runs 2, each side pooled over its runs with the interval
+# across them), the figures with xml.etree (both file names in the legend),
+# merge of three copies (the same estimates, intervals of width 0) and of two runs
+# (pooled, Student's t), and the statuses and messages for missing files, files that
+# are not profiles and bad command lines.
 # WORK_DIR is created if needed; only the files this script writes there are touched.
 # Prints "N passed, N failed" and exits non-zero if anything failed.
 
@@ -118,6 +125,46 @@ write("c.json", c)
 d = copy.deepcopy(good)
 d["rates"][0].update(unit="per cycle", scale=1.0)
 write("d.json", d)
+
+# e, f, g: time batches. 20 batches of 20,000 samples; in each, eval takes its share plus
+# a swing of +-6 points (alternating, so neighbours are not alike), parse the rest but
+# 5,000, emit 5,000. Items per cycle swing with the share. f is e with the swing's sign
+# flipped and eval 0.5 points higher; g has eval 20 points higher.
+def batched(eval_share, sign):
+    p = copy.deepcopy(good)
+    nb, per = 20, 20000
+    p["samples"].update(total=nb * per, interrupted=0, other=0, rated=nb * per, kept=nb * per,
+                        discarded=0, thread_changes=0, straddled=0)
+    p["batches"] = {"cycles": 1 << 26, "count": nb, "samples": [per] * nb}
+    for t in p["tags"]:
+        t["detail"] = {"since": 0, "batches": {"first": 0, "samples": [], "a": [[]], "b": [[]]}}
+    ev, pa, em = (tag(p, n) for n in ("eval", "parse", "emit"))
+    for j in range(nb):
+        swing = 0.06 * sign * (1 if j % 2 else -1)
+        k = {"eval": int(round(per * (eval_share + swing))), "emit": 5000}
+        k["parse"] = per - k["eval"] - k["emit"]
+        for name, t in (("eval", ev), ("parse", pa), ("emit", em)):
+            bt = t["detail"]["batches"]
+            bt["samples"].append(k[name])
+            cyc = k[name] * 1000.0
+            bt["b"][0].append(cyc)
+            bt["a"][0].append(cyc * 0.001 * (1 + 3 * swing))
+    for t in p["tags"]:
+        bt = t["detail"]["batches"]
+        t["samples"] = sum(bt["samples"])
+        t["kept"] = t["samples"]
+        t["cycles"] = int(sum(bt["b"][0]))
+        r = t["rates"][0]
+        r.update(n=t["kept"], periods=t["kept"], sum_a=sum(bt["a"][0]), sum_b=sum(bt["b"][0]))
+        r["sum_aa"] = sum(x * x for x in bt["a"][0]) / 1000
+        r["sum_bb"] = sum(x * x for x in bt["b"][0]) / 1000
+        r["sum_ab"] = sum(x * y for x, y in zip(bt["a"][0], bt["b"][0])) / 1000
+        r["rate"] = r["sum_a"] / r["sum_b"]
+    finish(p)
+    return p
+write("e.json", batched(0.45, 1))
+write("f.json", batched(0.455, -1))
+write("g.json", batched(0.65, 1))
 EOF
 printf 'this is not a profile\n' >"$WORK/not-a-profile.json"
 # what the python3 checks below share: each prints "ok: WHAT" or "FAIL: WHAT" (tally).
@@ -171,10 +218,19 @@ cp "$WORK/out" "$WORK/cd.csv"
 cp "$WORK/err" "$WORK/cd.err"
 run compare --csv --rate items "$A" "$WORK/c.json"
 cp "$WORK/out" "$WORK/rate.csv"
-python3 - "$WORK" >"$WORK/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$WORK/csv-results"
+run compare --csv "$WORK/e.json" "$WORK/f.json"
+expect_status "compare of two profiles with time batches" 0
+cp "$WORK/out" "$WORK/ef.csv"
+run compare --csv "$WORK/e.json" "$WORK/g.json"
+cp "$WORK/out" "$WORK/eg.csv"
+run compare "$WORK/e.json" "$WORK/f.json"
+expect_in "$WORK/out" "batch means over the run's 20 time batches" "the text says the intervals are batch means"
+python3 - "$WORK" "$(dirname "$0")" >"$WORK/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$WORK/csv-results"
 import json, math, os, sys
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
 from checks import check, rows, load
+import stats_ref
 work = sys.argv[1]
 def folded(p, name):
     """samples and rate sums of a name, threads added up"""
@@ -192,7 +248,10 @@ def ratio_ci(s):
     cov = lambda xy, x, y: (s[xy] - s[x] * s[y] / n) / (n - 1)
     var = (cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b")
            + R * R * cov("sum_bb", "sum_b", "sum_b")) / (n * bbar * bbar)
-    return 1.96 * math.sqrt(max(var, 0))
+    return stats_ref.t95(n - 1) * math.sqrt(max(var, 0))
+def wilson_diff(ka, na, kb, nb):
+    (la, ha), (lb, hb) = stats_ref.wilson95(ka, na), stats_ref.wilson95(kb, nb)
+    return stats_ref.mover(ka / na, la, ha, kb / nb, lb, hb)
 near = lambda x, y, tol=1e-9: abs(x - y) <= tol * max(1.0, abs(y))
 
 a, b = load("a.json"), load("b.json")
@@ -200,12 +259,15 @@ na = a["samples"]["total"] - a["samples"]["interrupted"]
 nb = b["samples"]["total"] - b["samples"]["interrupted"]
 r = rows("ab.csv")
 by = {x["name"]: x for x in r}
-check(list(r[0].keys())[:9] == ["name", "in", "samples_a", "samples_b", "share_a", "share_b",
-                                "share_diff", "share_diff_ci95", "share_sig"],
-      "CSV columns start name,in,samples_a,samples_b,share_a,share_b,share_diff,share_diff_ci95,share_sig")
+check(list(r[0].keys())[:12] == ["name", "in", "samples_a", "samples_b", "share_a", "share_b",
+                                 "share_diff", "share_diff_ci95", "share_sig", "share_diff_lo95",
+                                 "share_diff_hi95", "share_basis"],
+      "CSV columns start name,in,samples_a,samples_b,share_a,share_b,share_diff,share_diff_ci95,"
+      "share_sig,share_diff_lo95,share_diff_hi95,share_basis")
 check([k for k in r[0] if k.startswith("rate_")] ==
-      ["rate_items_a", "rate_items_b", "rate_items_diff", "rate_items_diff_ci95", "rate_items_sig"],
-      "CSV has the five rate_items_ columns")
+      ["rate_items_a", "rate_items_b", "rate_items_diff", "rate_items_diff_ci95", "rate_items_sig",
+       "rate_items_diff_lo95", "rate_items_diff_hi95", "rate_items_basis"],
+      "CSV has the eight rate_items_ columns")
 check([x["name"] for x in r] == ["eval", "parse", "emit", "init", "flush"],
       "CSV rows sorted by A's share, B-only tags last: %s" % [x["name"] for x in r])
 for name in ("eval", "parse", "emit"):
@@ -217,8 +279,12 @@ for name in ("eval", "parse", "emit"):
           name + ": shares are samples over attributed samples")
     check(near(float(x["share_diff"]), float(x["share_b"]) - float(x["share_a"]), 1e-12),
           name + ": share_diff is share_b - share_a")
-    ci = 1.96 * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
-    check(near(float(x["share_diff_ci95"]), ci, 1e-5), name + ": share_diff_ci95 is the two-proportion interval")
+    lo, hi = wilson_diff(fa["samples"], na, fb["samples"], nb)
+    d = pb - pa
+    check(near(float(x["share_diff_lo95"]), lo, 1e-5) and near(float(x["share_diff_hi95"]), hi, 1e-5)
+          and near(float(x["share_diff_ci95"]), max(hi - d, d - lo), 1e-5) and x["share_basis"] == "independent",
+          name + ": the share difference's interval is MOVER's from the two Wilson intervals "
+          "(no time batches: independent)")
     check(near(float(x["rate_items_a"]), fa["rate"], 1e-9) and near(float(x["rate_items_b"]), fb["rate"], 1e-9),
           name + ": rates are sum_a / sum_b of A and of B")
     check(near(float(x["rate_items_diff"]), float(x["rate_items_b"]) - float(x["rate_items_a"]), 1e-9),
@@ -234,11 +300,16 @@ check(pa_["rate_items_sig"] == "" and abs(float(pa_["rate_items_diff"])) < 1e-9,
       "parse's rate is unchanged: not marked")
 check(float(em["share_diff"]) == 0 and em["share_sig"] == "" and em["rate_items_sig"] == "",
       "emit, over two threads in B, matches A's emit: no difference, no mark")
-check(by["init"]["in"] == "a" and by["init"]["share_b"] == "" and by["init"]["samples_b"] == ""
-      and by["init"]["share_diff"] == "" and by["init"]["rate_items_b"] == "",
-      "init (only in A): B's side empty")
-check(by["flush"]["in"] == "b" and by["flush"]["share_a"] == "" and by["flush"]["rate_items_a"] == ""
-      and near(float(by["flush"]["share_b"]), 1000 / nb), "flush (only in B): A's side empty")
+ini, fl = by["init"], by["flush"]
+check(ini["in"] == "a" and ini["share_b"] == "" and ini["samples_b"] == "" and ini["rate_items_b"] == ""
+      and ini["rate_items_diff"] == "", "init (only in A): B's side and the rate difference empty")
+lo, hi = wilson_diff(500, na, 0, nb)
+check(near(float(ini["share_diff"]), -500 / na, 1e-9) and near(float(ini["share_diff_lo95"]), lo, 1e-5)
+      and near(float(ini["share_diff_hi95"]), hi, 1e-5) and ini["share_sig"] == "*",
+      "init (only in A): compared with 0 samples in B, with the interval 0 samples have; marked")
+check(fl["in"] == "b" and fl["share_a"] == "" and fl["rate_items_a"] == ""
+      and near(float(fl["share_b"]), 1000 / nb) and near(float(fl["share_diff"]), 1000 / nb, 1e-9)
+      and fl["share_sig"] == "*", "flush (only in B): A's side empty, compared with 0 samples in A")
 
 s = rows("same.csv")
 check(len(s) == 3 and all(x["share_sig"] == "" and x["rate_items_sig"] == "" for x in s),
@@ -255,6 +326,38 @@ cd = rows("cd.csv")
 check(not any(k.startswith("rate_") for k in cd[0]), "a rate in another unit is not compared")
 check("units differ" in open(os.path.join(work, "cd.err")).read(), "stderr says the units differ")
 check([k for k in rows("rate.csv")[0] if k.startswith("rate_")][0] == "rate_items_a", "--rate items picks the rate")
+
+# time batches: batch means, recomputed here
+def batch_interval(p, name, what):
+    t = next(t for t in p["tags"] if t["names"][0] == name)
+    bt, top = t["detail"]["batches"], p["batches"]["samples"]
+    if what == "share":
+        x, y, total, v = bt["samples"], top, sum(top), t["samples"] / sum(top)
+    else:
+        x, y, total = bt["a"][0], bt["b"][0], t["rates"][0]["sum_b"]
+        v = t["rates"][0]["sum_a"] / total
+    se, df = stats_ref.batch_se(x, y, len(top), total)
+    h = stats_ref.t95(df) * se
+    return v, max(0, v - h) if what == "share" else v - h, v + h
+e, f, g = load("e.json"), load("f.json"), load("g.json")
+ef, eg = {x["name"]: x for x in rows("ef.csv")}, {x["name"]: x for x in rows("eg.csv")}
+for name in ("eval", "parse", "emit"):
+    for what, col in (("share", "share"), ("rate", "rate_items")):
+        a_, b_ = batch_interval(e, name, what), batch_interval(f, name, what)
+        lo, hi = stats_ref.mover(*a_, *b_)
+        x = ef[name]
+        check(near(float(x[col + "_diff_lo95"]), lo, 1e-5) and near(float(x[col + "_diff_hi95"]), hi, 1e-5)
+              and x[col + "_basis"] == "batches",
+              "%s %s: the interval of the difference comes from the two runs' batch means" % (name, what))
+ev = ef["eval"]
+check(abs(float(ev["share_diff"]) - 0.005) < 1e-4 and ev["share_sig"] == "",
+      "a 0.5-point difference within the runs' swing between batches is not marked")
+check(ev["rate_items_sig"] == "", "neither is the rate that swings with it")
+ke = next(t for t in e["tags"] if t["names"][0] == "eval")["samples"]
+kf = next(t for t in f["tags"] if t["names"][0] == "eval")["samples"]
+check(wilson_diff(ke, 400000, kf, 400000)[0] > 0, "(independent samples would have marked it)")
+check(eg["eval"]["share_sig"] == "*" and float(eg["eval"]["share_diff"]) > 0.19,
+      "a 20-point difference is marked")
 EOF
 tally "$WORK/csv-results"
 
@@ -302,6 +405,63 @@ EOF
 tally "$WORK/svg-results"
 if grep -qiE '<script|<image|<style|href=|url\(' "$FIGS"/*.svg; then fail "figures are self-contained"; else pass "figures are self-contained"; fi
 
+# ---- compare --runs: several runs a side, intervals across runs ----
+run compare --runs 2 --csv "$A" "$WORK/e.json" "$B" "$WORK/f.json"
+expect_status "compare --runs 2 of four profiles" 0
+cp "$WORK/out" "$WORK/runs.csv"
+run compare --runs 2 "$A" "$WORK/e.json" "$B" "$WORK/f.json"
+expect_in "$WORK/out" "A2" "compare --runs names each side's runs (A1, A2, B1, B2)"
+expect_in "$WORK/out" "interval across its runs" "compare --runs says the intervals are across runs"
+run compare --runs 2 --csv "$A" "$A" "$A" "$A"
+cp "$WORK/out" "$WORK/runs-same.csv"
+python3 - "$WORK" "$(dirname "$0")" >"$WORK/runs-results" <<'EOF' || echo "FAIL: the --runs checks did not run" >>"$WORK/runs-results"
+import math, os, sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from checks import check, rows, load
+import stats_ref
+runs = [load(n) for n in ("a.json", "e.json", "b.json", "f.json")]
+attr = lambda p: p["samples"]["total"] - p["samples"]["interrupted"]
+def pooled(side, name, what):
+    """the side's pooled estimate over its runs and its 95% interval across them"""
+    pairs = []
+    for p in side:
+        ts = [t for t in p["tags"] if t["names"][0] == name]
+        if what == "share":
+            pairs.append((sum(t["samples"] for t in ts), attr(p)))
+        elif ts and ts[0]["rates"][0].get("sum_b"):
+            r = [t["rates"][0] for t in ts]
+            pairs.append((sum(x["sum_a"] for x in r), sum(x["sum_b"] for x in r)))
+    sa, sb, n = sum(a for a, _ in pairs), sum(b for _, b in pairs), len(pairs)
+    v = sa / sb
+    h = stats_ref.t95(n - 1) * math.sqrt(n / (n - 1) * sum((a - v * b) ** 2 for a, b in pairs)) / sb
+    return v, max(0, v - h) if what == "share" else v - h, v + h
+near = lambda x, y: abs(x - y) <= 1e-5 * max(1e-9, abs(y))
+rs = {x["name"]: x for x in rows("runs.csv")}
+for name in ("eval", "parse", "emit"):
+    for what, col in (("share", "share"), ("rate", "rate_items")):
+        a, b = pooled(runs[:2], name, what), pooled(runs[2:], name, what)
+        lo, hi = stats_ref.mover(*a, *b)
+        x = rs[name]
+        check(near(float(x[col + "_a"]), a[0]) and near(float(x[col + "_b"]), b[0]),
+              "%s %s: each side pooled over its two runs, as merge pools them" % (name, what))
+        check(near(float(x[col + "_diff_lo95"]), lo) and near(float(x[col + "_diff_hi95"]), hi)
+              and x[col + "_basis"] == "runs",
+              "%s %s: the difference's interval from the two sides' intervals across runs" % (name, what))
+same = rows("runs-same.csv")
+check(all(x["share_sig"] == "" and float(x["share_diff"]) == 0 for x in same),
+      "four copies of one profile, two a side: no difference, no mark")
+EOF
+tally "$WORK/runs-results"
+run compare --runs 1 "$A" "$B" "$A"
+expect_status "compare --runs 1 exits 2" 2
+expect_in "$WORK/err" "at least 2" "compare --runs 1 says a side needs two runs"
+run compare --runs 2 "$A" "$A" "$B"
+expect_status "compare --runs 2 with one profile of B exits 2" 2
+expect_in "$WORK/err" "at least 2 of B" "compare --runs says B needs two runs"
+run compare --runs 2 -o "$FIGS" "$A" "$A" "$B" "$B"
+expect_status "compare --runs with -o exits 2" 2
+
 # ---- merge ----
 run merge --csv "$A" "$A" "$A"
 expect_status "merge of three copies" 0
@@ -312,10 +472,12 @@ run merge --csv "$A"
 expect_status "merge of one file" 0
 cp "$WORK/out" "$WORK/one.csv"
 expect_in "$WORK/err" "a confidence interval needs at least two runs" "merge of one file says a CI needs two runs"
-python3 - "$WORK" >"$WORK/merge-results" <<'EOF' || echo "FAIL: the merge checks did not run" >>"$WORK/merge-results"
+python3 - "$WORK" "$(dirname "$0")" >"$WORK/merge-results" <<'EOF' || echo "FAIL: the merge checks did not run" >>"$WORK/merge-results"
 import json, math, os, sys
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
 from checks import check, rows
+import stats_ref
 work = sys.argv[1]
 a, b = (json.load(open(os.path.join(work, n))) for n in ("a.json", "b.json"))
 attr = lambda p: p["samples"]["total"] - p["samples"]["interrupted"]
@@ -324,25 +486,36 @@ t3 = rows("three.csv")
 check(list(t3[0].keys()) == ["name", "runs", "share_mean", "share_sd", "share_ci95", "rate_items_mean",
                              "rate_items_sd", "rate_items_ci95", "rate_items_runs"],
       "merge CSV columns: %s" % list(t3[0].keys()))
-check([x["name"] for x in t3] == [t["names"][0] for t in a["tags"]], "merge rows sorted by mean share")
+check([x["name"] for x in t3] == [t["names"][0] for t in a["tags"]], "merge rows sorted by share")
 for x in t3:
     t = next(t for t in a["tags"] if t["names"][0] == x["name"])
     check(x["runs"] == "3" and x["rate_items_runs"] == "3", x["name"] + ": in 3 runs")
     same = lambda got, want: abs(float(got) - want) <= 1e-9 * abs(want)  # the CSV's 10 digits
-    check(same(x["share_mean"], share(a, x["name"])), x["name"] + ": mean share of 3 copies is the share")
-    check(same(x["rate_items_mean"], t["rates"][0]["rate"]), x["name"] + ": mean rate of 3 copies is the rate")
+    check(same(x["share_mean"], share(a, x["name"])), x["name"] + ": pooled share of 3 copies is the share")
+    r0 = t["rates"][0]
+    check(same(x["rate_items_mean"], r0["sum_a"] / r0["sum_b"]),
+          x["name"] + ": pooled rate of 3 copies is the rate (sum_a / sum_b)")
     check(float(x["share_ci95"]) == 0 and float(x["rate_items_ci95"]) == 0 and float(x["share_sd"]) == 0,
           x["name"] + ": 3 copies give intervals of width 0")
 t2 = {x["name"]: x for x in rows("two.csv")}
 check(t2["init"]["runs"] == "1" and t2["flush"]["runs"] == "1" and t2["eval"]["runs"] == "2",
       "merge counts the runs that have each tag")
-check(abs(float(t2["init"]["share_mean"]) - share(a, "init") / 2) < 1e-12,
-      "a run without the tag counts as share 0")
+ka = lambda p, name: sum(t["samples"] for t in p["tags"] if t["names"][0] == name)
+check(abs(float(t2["init"]["share_mean"]) - ka(a, "init") / (attr(a) + attr(b))) < 1e-12,
+      "a run without the tag counts with 0 samples: the share is pooled over both runs' samples")
 sa, sb = share(a, "eval"), share(b, "eval")
 sd = abs(sa - sb) / math.sqrt(2)
-check(abs(float(t2["eval"]["share_sd"]) - sd) < 1e-6 * sd, "merge share_sd is the sample sd across runs")
-check(abs(float(t2["eval"]["share_ci95"]) - 12.706 * sd / math.sqrt(2)) < 1e-5 * sd,
-      "merge share_ci95 uses Student's t with 1 degree of freedom")
+check(abs(float(t2["eval"]["share_sd"]) - sd) < 1e-6 * sd, "merge share_sd is the sample sd of the runs' shares")
+pooled = (ka(a, "eval") + ka(b, "eval")) / (attr(a) + attr(b))
+check(abs(float(t2["eval"]["share_mean"]) - pooled) < 1e-9, "merge pools the share: samples over attributed samples")
+ks, ns = [ka(a, "eval"), ka(b, "eval")], [attr(a), attr(b)]
+se = stats_ref.ratio_se(2, sum(ks), sum(ns), sum(k * k for k in ks), sum(n * n for n in ns),
+                        sum(k * n for k, n in zip(ks, ns)))
+check(abs(float(t2["eval"]["share_ci95"]) - 12.7062047 * se) < 1e-5 * se,
+      "merge share_ci95: the runs as units of a ratio estimator, Student's t with 1 degree of freedom")
+ra = [next(t for t in p["tags"] if t["names"][0] == "eval")["rates"][0] for p in (a, b)]
+check(abs(float(t2["eval"]["rate_items_mean"]) - sum(r["sum_a"] for r in ra) / sum(r["sum_b"] for r in ra)) < 1e-9,
+      "merge pools the rate: every run's counts over every run's cycles (weighted by cycles)")
 check(t2["init"]["rate_items_runs"] == "1" and t2["init"]["rate_items_ci95"] == "",
       "a rate in one run has a mean but no interval")
 one = rows("one.csv")
@@ -353,7 +526,8 @@ tally "$WORK/merge-results"
 run merge "$A" "$B"
 expect_status "merge as text" 0
 expect_in "$WORK/out" "± 95% CI" "merge text has interval columns"
-expect_in "$WORK/out" "t(n-1)" "merge text says how the interval is formed"
+expect_in "$WORK/out" "Student's t" "merge text says how the interval is formed"
+expect_in "$WORK/out" "weighted by its cycles" "merge text says how runs are weighted"
 run merge --top 2 "$A" "$B"
 rows=$(grep -cE '^(eval|parse|emit|init|flush) ' "$WORK/out")
 [ "$rows" -eq 2 ] && pass "merge --top 2 shows two rows" || fail "merge --top 2 shows $rows rows"

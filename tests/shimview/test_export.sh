@@ -51,6 +51,7 @@ for d in magic version short words pid partial; do
     gen "$T" "bad-$d" --records 300 --damage "$d"
 done
 gen "$T" missing --records 100 --path missing
+gen "$T" weighted --weighted
 python3 "$HERE/variant.py" "$GOOD" "$T/norates-profile.json" no-rates || fail "variant.py no-rates"
 python3 "$HERE/make_trace.py" "$T/norates-profile.json" "$T" norates --records 2000 ||
     fail "make_trace.py without rates"
@@ -128,6 +129,16 @@ run timeline --from 0.2ms --to 300us --width 1600 -o "$WORK/window.svg" "$T/sub/
 expect_status "timeline of a window, two slots" 0
 checked timeline "$WORK/window.svg" "$T/sub/two.expect.json" 'legend=["inner", "loop=9"]'
 expect_in "$WORK/window.svg" "0.200" "the window starts at --from"
+
+# the rate per bin or column is weighted by the periods' cycles: 100 cycles at 1 and 300
+# at 3 make 2.5, not 2
+run export --format perfetto -o "$WORK/weighted.perfetto.json" "$T/weighted.json"
+expect_status "perfetto export of periods of unequal length" 0
+checked perfetto "$WORK/weighted.perfetto.json" "$T/weighted.expect.json"
+run timeline -o "$WORK/weighted.svg" "$T/weighted.json"
+expect_status "timeline of periods of unequal length" 0
+expect_in "$WORK/weighted.svg" "mean 2.5 over 2 periods" \
+    "timeline: a column's mean rate is weighted by the periods' cycles"
 
 run timeline -o "$WORK/norates.svg" "$T/norates.json"
 expect_status "timeline of a profile without rates" 0

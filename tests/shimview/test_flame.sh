@@ -8,8 +8,10 @@
 # cct_fixture.py plants a calling-context profile with every case (recursion, two call
 # sites, two threads, samples outside every function, in the overflow node, without a
 # context and in `other`, with a rate); flame_fixture.py makes two of them with a planted
-# difference. check_flame.py parses every SVG with xml.etree and recomputes from the
-# JSON where each frame must be, how wide, what its tooltip says and what colour it has.
+# difference, without time batches and (--batches) with them. check_flame.py parses every
+# SVG with xml.etree and recomputes from the JSON where each frame must be, how wide, what
+# its tooltip says (its intervals too, with the design effect of a profile with time
+# batches) and what colour it has.
 # Then the errors: a profile without contexts, files that are not profiles, bad options.
 # Prints "N passed, N failed" and exits non-zero if anything failed.
 
@@ -33,6 +35,7 @@ CHECK="$HERE/check_flame.py"
 FX="$WORK/calc.json"
 python3 "$HERE/cct_fixture.py" "$GOOD" "$FX" || exit 1
 python3 "$HERE/flame_fixture.py" "$GOOD" "$WORK/a.json" "$WORK/b.json" || exit 1
+python3 "$HERE/flame_fixture.py" "$GOOD" "$WORK/ta.json" "$WORK/tb.json" --batches || exit 1
 
 # ---- one profile ----
 (cd "$WORK" && "$SHIMVIEW" flame calc.json >out 2>err)
@@ -99,6 +102,13 @@ if cmp -s "$WORK/compare-flame.svg" "$WORK/a-vs-b-flame.svg"; then
 else
     fail "compare --flame and flame --diff differ"
 fi
+# with time batches: the intervals widened by each run's design effect ('~')
+run flame --diff -o "$WORK/batches-diff.svg" "$WORK/ta.json" "$WORK/tb.json"
+expect_status "flame --diff of two profiles with time batches" 0
+check_with "$CHECK" diff "$WORK/ta.json" "$WORK/tb.json" "$WORK/batches-diff.svg" planted
+run flame --rate items -o "$WORK/batches-items.svg" "$WORK/tb.json"
+expect_status "flame --rate items of a profile with time batches" 0
+check_with "$CHECK" flame "$WORK/tb.json" "$WORK/batches-items.svg" rate
 run flame --diff --icicle -o "$WORK/diff-icicle.svg" "$WORK/a.json" "$WORK/b.json"
 expect_status "flame --diff --icicle" 0
 expect_in "$WORK/diff-icicle.svg" "Differential icicle graph" "flame --diff --icicle: the title"
@@ -152,6 +162,9 @@ run flame --diff - - <"$FX"
 expect_status "flame --diff - -" 2
 run compare --csv --flame "$WORK/x.svg" "$WORK/a.json" "$WORK/b.json"
 expect_status "compare --csv --flame" 2
+run compare --runs 2 --flame "$WORK/x.svg" "$WORK/a.json" "$WORK/a.json" "$WORK/b.json" "$WORK/b.json"
+expect_status "compare --runs --flame" 2
+expect_in "$WORK/err" "--runs and --flame" "compare --runs --flame: the message names both"
 run flame --help
 expect_status "flame --help" 0
 expect_in "$WORK/out" "usage: shimview flame" "flame --help prints the usage"

@@ -221,7 +221,7 @@ check_page "the page has the run's facts" "$OUT/good.html" \
     "text=items: counter items, per 1000 cycles"
 check_page "the page's table has the report's columns and numbers" "$OUT/good.html" \
     "cell=eval:samples:191,846" "cell=eval:share:49.64%" "cell=eval:items rate:0.849" \
-    "cell=eval:n:178,816" "cell=parse:time share:39.95%" "cell=emit:± 95% CI:± 0.039"
+    "cell=eval:n:178,816" "cell=parse:time share:39.95%" "cell=emit:± 95% CI:± 0.039!"
 # the same numbers as the terminal report
 "$SHIMVIEW" report "$GOOD" >"$WORK/report.txt" 2>/dev/null
 for row in eval parse emit; do

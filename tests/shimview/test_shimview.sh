@@ -120,8 +120,10 @@ run report --csv "$TMP/multi-slot.json"
 cp "$TMP/out" "$TMP/multi.csv"
 
 # python3 reads the CSV back and prints one line per finding: "ok: ..." or "FAIL: ..."
-python3 - "$TMP" "$GOOD" >"$TMP/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$TMP/csv-results"
+python3 - "$TMP" "$GOOD" "$(dirname "$0")" >"$TMP/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$TMP/csv-results"
 import csv, json, os, sys
+sys.path.insert(0, sys.argv[3])
+import stats_ref
 tmp = sys.argv[1]
 good = json.load(open(sys.argv[2]))
 def rows(name):
@@ -151,8 +153,16 @@ cov = lambda xy, x, y: (gr[xy] - gr[x] * gr[y] / n) / (n - 1)
 se = ((cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b")
        + R * R * cov("sum_bb", "sum_b", "sum_b")) / (n * bbar * bbar)) ** 0.5
 close = lambda got, want: abs(float(got) - want) <= 1e-4 * want
-check(ev is not None and close(ev["ci95_items"], 1.96 * s / n ** 0.5), "CSV ci95 is 1.96*s/sqrt(n)")
-check(ev is not None and close(ev["rate_ci95_items"], 1.96 * se), "CSV rate_ci95 is the delta-method interval")
+t = stats_ref.t95(n - 1)
+check(ev is not None and close(ev["ci95_items"], t * s / n ** 0.5), "CSV ci95 is t(n-1)*s/sqrt(n)")
+check(ev is not None and close(ev["rate_ci95_items"], t * se),
+      "CSV rate_ci95 is the delta-method interval (the fixture has no time batches)")
+check(ev is not None and ev["rate_basis_items"] == "independent" and ev["share_basis"] == "independent",
+      "CSV says the intervals assume independent samples (no time batches)")
+lo, hi = stats_ref.wilson95(next(t for t in good["tags"] if t["names"][0] == "eval")["samples"],
+                            good["samples"]["total"] - good["samples"]["interrupted"])
+check(ev is not None and close(ev["share_lo95"], lo) and close(ev["share_hi95"], hi),
+      "CSV share interval is Wilson's")
 o = rows("other.csv")
 check(len(o) == len(good["tags"]) + 1, "CSV adds the other row when it has samples")
 check(o[-1]["name"] == "other" and o[-1]["slot"] == "" and o[-1]["value"] == "" and o[-1]["samples"] == "1000",

@@ -23,6 +23,7 @@
 
 #include "observer/histogram.h"
 #include "observer/loghist.h"
+#include "observer/probe_plan.h"
 
 /* ---- hist_spec_init ---- */
 
@@ -361,6 +362,72 @@ static void loghist_quantile_in_underflow_and_overflow(void **state)
     assert_true(mid >= 10.0 && mid < 10.0 + 8.0 / 32);
 }
 
+/* A quantile in a bucket where every value was the same is that value, exactly: a CPC
+ * of exactly 1 (its bucket is [1, 1 + 1/64)) has median 1, not the bucket's midpoint
+ * 1.0078. A bucket that saw two values (1000 and 1005 cycles, both in [992, 1008))
+ * gives its midpoint, and says it is one. Merging keeps both. */
+static void loghist_quantile_of_a_bucket_of_one_value_is_exact(void **state)
+{
+    (void)state;
+    struct loghist cpc, other, period;
+    int exact;
+    assert_int_equal(loghist_init(&cpc, 6, -8, 12), 0);
+    assert_int_equal(loghist_init(&other, 6, -8, 12), 0);
+    assert_int_equal(loghist_init(&period, 5, 0, 40), 0);
+    for (int i = 0; i < 100; i++)
+        loghist_add(&cpc, 1.0);
+    loghist_add(&cpc, 0.9);
+    assert_true(loghist_quantile_exact(&cpc, 0.5, &exact) == 1.0);
+    assert_int_equal(exact, 1);
+    for (int i = 0; i < 70; i++)
+        loghist_add(&period, i % 2 ? 1000.0 : 1005.0); /* one bucket, two values */
+    double m = loghist_quantile_exact(&period, 0.5, &exact);
+    assert_int_equal(exact, 0);
+    assert_true(m > 992 && m < 1008 && m != 1000.0 && m != 1005.0);
+    loghist_add(&other, 1.0);
+    loghist_add(&other, 1.01); /* same bucket as 1.0, another value */
+    loghist_merge(&cpc, &other);
+    loghist_quantile_exact(&cpc, 0.5, &exact);
+    assert_int_equal(exact, 0);
+    loghist_free(&cpc);
+    loghist_free(&other);
+    loghist_free(&period);
+}
+
+/* One rate by another (probe_by_add) picks its slot the same way: the largest value below
+ * hi is in the last bucket (slot `buckets`), not in the slot past hi, where an index
+ * computed as (x - lo) / (hi - lo) * buckets and compared with `buckets` put it for
+ * [-1, 1) in 10 buckets (the index rounds up to 10); hi itself is past hi, lo the first
+ * bucket. */
+static void by_slot_hi_edge_in_any_range(void **state)
+{
+    (void)state;
+    static const double shapes[][3] = {
+        {500, 0, 4}, {3, 0, 1}, {1000, -3, 5}, {7, 0.1, 0.3}, {10, -1, 1}, {2, -0.987, -0.469},
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct probe_by by = {
+            .buckets = (unsigned)shapes[i][0], .lo = shapes[i][1], .hi = shapes[i][2]};
+        double slots[3 * 1002] = {0}, below = nextafter(by.hi, -INFINITY);
+        probe_by_add(&by, slots, below, 1, 2);
+        probe_by_add(&by, slots, by.hi, 10, 20);
+        probe_by_add(&by, slots, by.lo, 100, 200);
+        double *last = slots + 3 * by.buckets, *past = slots + 3 * (by.buckets + 1),
+               *first = slots + 3;
+        if (last[0] != 1 || last[1] != 1 || last[2] != 2) {
+            print_error("[%g, %g) x %u: %.17g not in the last bucket\n", by.lo, by.hi, by.buckets,
+                        below);
+            wrong++;
+        }
+        if (past[0] != 1 || past[1] != 10 || first[0] != 1 || first[2] != 200) {
+            print_error("[%g, %g) x %u: hi or lo in the wrong slot\n", by.lo, by.hi, by.buckets);
+            wrong++;
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +439,8 @@ int main(void)
         cmocka_unit_test(slot_special_values),
         cmocka_unit_test(slot_negative_range),
         cmocka_unit_test(slot_hi_edge_in_any_range),
+        cmocka_unit_test(by_slot_hi_edge_in_any_range),
+        cmocka_unit_test(loghist_quantile_of_a_bucket_of_one_value_is_exact),
         cmocka_unit_test(add_counts_in_slots),
         cmocka_unit_test_setup_teardown(loghist_shape, setup_loghist, teardown_loghist),
         cmocka_unit_test_setup_teardown(loghist_index_below_range, setup_loghist, teardown_loghist),

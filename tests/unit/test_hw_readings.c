@@ -6,7 +6,9 @@
  *    minus the observer's own reading gives the program's count, the same rate the
  *    program's software counter gives;
  *  - slow readings: read every slow_period cycles only, rated over spans that lie within
- *    one tag, so a phase's slow rate matches its fast rate and phases never mix.
+ *    one tag, so a phase's slow rate matches its fast rate and phases never mix;
+ *  - a reading skew between the core-wide and the own reading, which makes single
+ *    periods' differences negative, cancels in the rate instead of biasing it upwards.
  * The "program" (this thread) alternates a counting phase (tag 1) and an idle one
  * (tag 2). Checked: relations between rates of the same run, never durations.
  */
@@ -35,6 +37,7 @@ static struct test_program program;
 #define counter_word (program.block[0].counter[0])
 #define tag_word     (program.block[0].tag[0])
 static uint64_t core_reads, own_reads, slow_reads;
+static uint64_t own_skew; /* added to every other own reading: a skew of the two reads */
 
 /* The core-wide count: the program's events plus the observer's own, which grow by
  * OWN_STEP per sample. */
@@ -47,7 +50,8 @@ static uint64_t read_core(const struct probe_hw *h)
 static uint64_t read_own(const struct probe_hw *h)
 {
     (void)h;
-    return OWN_STEP * ++own_reads;
+    ++own_reads;
+    return OWN_STEP * own_reads + (own_reads % 2 ? own_skew : 0);
 }
 
 /* A slow counter: the program's events, as another thread's counter read with read(). */
@@ -130,7 +134,7 @@ static double ratio(const struct rate_sums *s)
     return s->sum_b > 0 ? s->sum_a / s->sum_b : NAN;
 }
 
-static struct observer o; /* large: not on the stack */
+static struct observer o, skewed; /* large: not on the stack */
 
 static int setup(void **state)
 {
@@ -161,6 +165,40 @@ static void core_minus_own_is_the_programs_rate(void **state)
     assert_true(fabs(core / sw - 1.0) < 0.05);
     /* without the subtraction the idle phase would read OWN_STEP per period */
     assert_true(ratio(&idle->sums[RATE_CORE]) < 0.05 * core);
+}
+
+/* The own reading alternately SKEW ahead and on time: the core-minus-own difference of a
+ * period is then -SKEW or +SKEW off the program's count. In the idle phase that gives
+ * -SKEW, +SKEW, ... : the sums must keep the signs, so they cancel and the idle rate is
+ * about 0, where flooring each period at 0 read SKEW / 2 per period (0.2 per cycle at
+ * these periods of about 1000 cycles). The per-period rates (histogram) stay floored. */
+static void core_minus_own_keeps_signed_differences(void **state)
+{
+    (void)state;
+    enum { SKEW = 400 };
+    own_skew = SKEW;
+    run(&skewed);
+    own_skew = 0;
+    const struct tag_entry *busy = NULL, *idle = NULL;
+    for (uint32_t i = 0; i < skewed.tags.n_entries; i++) {
+        const uint64_t *k = tag_table_key(&skewed.tags, i);
+        if (k[1] == 1) busy = tag_table_entry(&skewed.tags, i);
+        if (k[1] == 2) idle = tag_table_entry(&skewed.tags, i);
+    }
+    assert_non_null(idle);
+    assert_non_null(busy);
+    const struct rate_sums *s = &idle->sums[RATE_CORE];
+    double per_period = s->sum_a / (double)s->periods;
+    assert_true(s->periods > 100);
+    /* alternate signs over the kept periods: what is left is at most a few periods' SKEW */
+    assert_true(fabs(per_period) < 0.05 * SKEW);
+    const struct tag_detail *d = tag_entry_detail(&skewed.tags, idle);
+    if (d) assert_int_equal(d->hist[HIST_UNDERFLOW(&skewed.tags.hist)], 0); /* floored */
+    double core = ratio(&busy->sums[RATE_CORE]), sw = ratio(&busy->sums[RATE_SW]);
+    int side_by_side = ran_side_by_side(&skewed, 0.05);
+    observer_free(&skewed);
+    if (side_by_side) /* the busy phase's rate, only when the two threads ran at once */
+        assert_true(fabs(core / sw - 1.0) < 0.05);
 }
 
 /* Slow counters are read only every slow_period cycles, and their rates come from spans
@@ -221,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(core_minus_own_is_the_programs_rate),
         cmocka_unit_test(slow_readings_rate_within_one_tag),
+        cmocka_unit_test(core_minus_own_keeps_signed_differences),
         cmocka_unit_test(plans_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

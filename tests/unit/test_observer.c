@@ -361,6 +361,45 @@ static void init_rejects_oversized_plans(void **state)
     observer_free(&o);
 }
 
+/* Several observers: their tables are added into the first's after they stop, and a
+ * tuple of another observer's that finds the first's table full goes to its `other`.
+ * Those samples are `other` samples like any: samples.other (totals.other) counts them,
+ * so it equals the `other` entry's samples and other_why's full + behind. */
+static void merge_counts_what_finds_the_table_full_as_other(void **state)
+{
+    (void)state;
+    static struct observer dst, src;
+    struct probe_plan plan = {0};
+    plan.registry = test_program_init(&program, constant_thread, 0);
+    plan.n_tags = 1;
+    plan.tag_slot[0] = 0;
+    struct observer_params params = {.max_tags = 2, .max_detail = 4, .max_period = 20000};
+    assert_int_equal(hist_spec_init(&params.hist, 10, 0, 1), 0);
+    assert_int_equal(observer_init(&dst, &plan, &params), 0);
+    assert_int_equal(observer_init(&src, &plan, &params), 0);
+    for (uint64_t v = 1; v <= 2; v++) { /* dst is full: tags 1 and 2 */
+        uint64_t key[2] = {constant_thread, v};
+        tag_table_insert(&dst.tags, key)->samples = 10;
+        dst.totals.total += 10;
+    }
+    for (uint64_t v = 2; v <= 3; v++) { /* src: tag 2, which dst has, and tag 3 */
+        uint64_t key[2] = {constant_thread, v};
+        tag_table_insert(&src.tags, key)->samples = 100 * v;
+        src.totals.total += 100 * v;
+    }
+    observer_merge(&dst, &src);
+    uint64_t why = dst.tags.other_why[TAG_OTHER_FULL] + dst.tags.other_why[TAG_OTHER_BEHIND];
+    assert_int_equal(tag_table_other(&dst.tags)->samples, 300);
+    assert_int_equal(why, 300);
+    assert_int_equal(dst.totals.other, 300);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i <= dst.tags.n_entries; i++)
+        sum += tag_table_at(&dst.tags, i)->samples;
+    assert_int_equal(sum, dst.totals.total - dst.totals.interrupted);
+    observer_free(&dst);
+    observer_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +413,7 @@ int main(void)
         cmocka_unit_test(counter_wraps_at_32_bits),
         cmocka_unit_test(default_max_period),
         cmocka_unit_test(init_rejects_oversized_plans),
+        cmocka_unit_test(merge_counts_what_finds_the_table_full_as_other),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,9 +130,13 @@ static void observer_read_falls_back_to_read(void **state)
     record[0] = 987654321;
     assert_int_equal(write(fds[1], record, sizeof record), (ssize_t)sizeof record);
     assert_int_equal(probe_hw_read(&h), 987654321);
-    close(fds[1]); /* nothing to read: 0, never a stale or random value */
-    assert_int_equal(probe_hw_read(&h), 0);
+    close(fds[1]); /* nothing to read: the last count, so the period's delta is 0 -- a 0
+                    * would make it near 2^64 */
+    assert_int_equal(probe_hw_read(&h), 987654321);
+    assert_int_equal(counter_delta(probe_hw_read(&h), 987654321, counter_mask(64)), 0);
     close(fds[0]);
+    struct probe_hw never = {.page = &p, .fd = -1}; /* before any count: 0 */
+    assert_int_equal(probe_hw_read(&never), 0);
 }
 
 /* Core-minus-own: the observed thread's delta is the core-wide delta minus the

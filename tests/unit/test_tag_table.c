@@ -913,6 +913,129 @@ static void free_twice_is_harmless(void **state)
     assert_null(t.detail);
 }
 
+/* The time batches: every sample counts in the table's batch of its time, and in its
+ * entry's once the entry has a detail record (given at `given`, after `since` samples);
+ * kept periods' a and b go into the record's batches of their rate. */
+static void batches_count_samples_and_rates_over_time(void **state)
+{
+    (void)state;
+    struct hist_spec h = default_hist();
+    struct tag_table t;
+    assert_int_equal(tag_table_init(&t, 1, 2, 16, 4, &h), 0);
+    uint64_t k[1] = {7}, w = (uint64_t)1 << TAG_BATCH_SHIFT; /* one batch at level 0 */
+    t.batch_origin = 1000;
+    assert_int_equal(tag_table_clock(&t, 999), 0); /* before the origin: time 0 */
+    struct tag_entry *e = tag_table_insert(&t, k);
+    for (int i = 0; i < 3; i++) { /* batch 0, before the record */
+        e->samples++;
+        tag_table_count_batch(&t, e, tag_table_clock(&t, 1000 + 10 * (uint64_t)i));
+    }
+    tag_table_count_batch(&t, e, tag_table_clock(&t, 1000 + w + 5)); /* batch 1 */
+    e->samples++;
+    tag_table_give_detail(&t, e);
+    struct tag_detail *d = tag_entry_detail(&t, e);
+    assert_int_equal(d->since, 4);
+    assert_int_equal(d->batches.given, w + 5);
+    for (int i = 0; i < 5; i++) { /* batch 3 */
+        e->samples++;
+        tag_table_count_batch(&t, e, 3 * w + (uint64_t)i);
+        tag_detail_batch_rate(d, t.n_rates, 1, 3 * w + (uint64_t)i, 2.0, 10.0);
+    }
+    assert_int_equal(t.batch_level, 0);
+    assert_int_equal(t.batch_samples[0], 3);
+    assert_int_equal(t.batch_samples[1], 1);
+    assert_int_equal(t.batch_samples[3], 5);
+    assert_int_equal(d->batches.samples[1], 0); /* counted before the record */
+    assert_int_equal(d->batches.samples[3], 5);
+    assert_true(d->batches.sums[(2 * 1) * TAG_BATCHES + 3] == 10.0);     /* rate 1's a */
+    assert_true(d->batches.sums[(2 * 1 + 1) * TAG_BATCHES + 3] == 50.0); /* and its b */
+    assert_true(d->batches.sums[0 * TAG_BATCHES + 3] == 0.0);            /* rate 0: none */
+    tag_table_free(&t);
+}
+
+/* A sample past the last batch folds pairs of batches together, level by level, so the
+ * batches always cover the run: a record folds its own arrays when its next sample comes,
+ * and writing brings every record to one level (tag_detail_batches_to). Counts and sums
+ * survive every fold. */
+static void batches_fold_pairs_when_the_run_outgrows_them(void **state)
+{
+    (void)state;
+    struct hist_spec h = default_hist();
+    struct tag_table t;
+    assert_int_equal(tag_table_init(&t, 1, 1, 16, 4, &h), 0);
+    uint64_t k1[1] = {1}, k2[1] = {2}, w = (uint64_t)1 << TAG_BATCH_SHIFT;
+    struct tag_entry *a = tag_table_insert(&t, k1), *b = tag_table_insert(&t, k2);
+    tag_table_give_detail(&t, a);
+    tag_table_give_detail(&t, b);
+    uint64_t n = 0;
+    for (uint64_t j = 0; j < 3 * TAG_BATCHES; j++) { /* a: one sample per level-0 batch */
+        a->samples++, n++;
+        tag_table_count_batch(&t, a, j * w);
+        tag_detail_batch_rate(tag_entry_detail(&t, a), 1, 0, j * w, 1.0, 2.0);
+    }
+    b->samples++, n++;
+    tag_table_count_batch(&t, b, w);    /* b: one sample, early; never folded since */
+    assert_int_equal(t.batch_level, 2); /* 3 x 64 level-0 batches need level 2 */
+    struct tag_detail *da = tag_entry_detail(&t, a), *db = tag_entry_detail(&t, b);
+    assert_int_equal(da->batches.level, 2);
+    assert_int_equal(db->batches.level, 0);
+    uint64_t sum = 0, sa = 0;
+    for (unsigned j = 0; j < TAG_BATCHES; j++) {
+        sum += t.batch_samples[j];
+        sa += da->batches.samples[j];
+        if (j < 48) assert_int_equal(da->batches.samples[j], 4); /* 4 level-0 batches each */
+        if (j >= 48) assert_int_equal(da->batches.samples[j], 0);
+    }
+    assert_int_equal(sum, n);
+    assert_int_equal(sa, 3 * TAG_BATCHES);
+    assert_true(da->batches.sums[0] == 4.0 && da->batches.sums[TAG_BATCHES] == 8.0);
+    tag_detail_batches_to(db, 1, 2);
+    assert_int_equal(db->batches.level, 2);
+    assert_int_equal(db->batches.samples[0], 1); /* level-0 batch 1 is in level-2 batch 0 */
+    tag_table_free(&t);
+}
+
+/* Merged tables (several observers) line their batches up: the lower level is folded to
+ * the higher, then counts add; a record that misses samples of its tuple (the other side
+ * kept none, so they are in no batch) is marked broken, and the later `given` wins. */
+static void merge_lines_batches_up(void **state)
+{
+    (void)state;
+    struct hist_spec h = default_hist();
+    struct tag_table a, b;
+    assert_int_equal(tag_table_init(&a, 1, 1, 16, 4, &h), 0);
+    assert_int_equal(tag_table_init(&b, 1, 1, 16, 4, &h), 0);
+    uint64_t k1[1] = {1}, k2[1] = {2}, w = (uint64_t)1 << TAG_BATCH_SHIFT;
+    struct tag_entry *a1 = tag_table_insert(&a, k1), *b1 = tag_table_insert(&b, k1),
+                     *b2 = tag_table_insert(&b, k2), *a2 = tag_table_insert(&a, k2);
+    tag_table_give_detail(&a, a1);
+    a.batch_clock = 5 * w;
+    tag_table_give_detail(&b, b1);
+    a1->samples++;
+    tag_table_count_batch(&a, a1, 2 * w); /* level 0, batch 2 */
+    for (uint64_t j = 0; j < 2; j++) {    /* b reaches level 1 */
+        b1->samples++;
+        tag_table_count_batch(&b, b1, (j ? 100 : 3) * w);
+    }
+    tag_table_give_detail(&b, b2); /* b2 has a record, a2 has samples and none */
+    a2->samples += 3;
+    b2->samples++;
+    tag_table_count_batch(&b, b2, 4 * w);
+    assert_int_equal(tag_table_merge(&a, &b), 0);
+    assert_int_equal(a.batch_level, 1);
+    struct tag_detail *d1 = tag_entry_detail(&a, a1), *d2 = tag_entry_detail(&a, a2);
+    assert_int_equal(d1->batches.level, 1);
+    assert_int_equal(d1->batches.samples[1], 2); /* a's batch 2 and b's batch 3 */
+    assert_int_equal(d1->batches.samples[50], 1);
+    assert_int_equal(d1->batches.broken, 0);
+    assert_int_equal(a.batch_samples[1], 2);
+    assert_int_equal(a.batch_samples[2], 1); /* b2's, level-0 batch 4 */
+    assert_non_null(d2);
+    assert_int_equal(d2->batches.broken, 1); /* a2's 3 samples are in no batch */
+    tag_table_free(&a);
+    tag_table_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -942,6 +1065,9 @@ int main(void)
         cmocka_unit_test(merge_grows_dst_past_its_first_chunk),
         cmocka_unit_test(merge_counts_what_finds_dst_full_by_samples),
         cmocka_unit_test(merge_keeps_since_the_samples_no_record_describes),
+        cmocka_unit_test(batches_count_samples_and_rates_over_time),
+        cmocka_unit_test(batches_fold_pairs_when_the_run_outgrows_them),
+        cmocka_unit_test(merge_lines_batches_up),
         cmocka_unit_test(free_twice_is_harmless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,188 @@
+#!/bin/sh
+# test_numbers.sh -- every number shimview prints is right to the precision it has.
+#
+#     sh test_numbers.sh PATH/TO/shimview PATH/TO/tests/fixtures WORK_DIR
+#
+# From the fixture, writes profiles whose numbers used to print wrong (docs/statistics.md,
+# "Precision of printed numbers" and "Small samples") and reads what shimview prints:
+#  - tiny.json: every rate a billion times smaller (items per 10^12 cycles), a tag "rare"
+#    of 3 samples (a share below 0.01%) with 3 kept periods, a tag "n41" with 41: no
+#    figure of report, compare, merge, plot or functions may read 0.000000 or 0.00%, the
+#    rates are in scientific notation to their intervals' precision, and the intervals of
+#    few periods use Student's t (4.303 for 2 degrees of freedom, 2.021 for 40, where a
+#    table used to jump to 1.96 after 30), a share's Wilson's interval stays above 0;
+#  - slow.json: the rate marked slow: the legends say n counts spans;
+#  - the fixture's period quantiles print to the precision of their buckets, 2 cycles
+#    wide (117, not 117.0), and a quantile the profile marks exact prints exactly.
+# WORK_DIR is created if needed. Prints "N passed, N failed"; non-zero if anything failed.
+
+SHIMVIEW=$1
+FIXTURES=$2
+WORK=$3
+if [ -z "$SHIMVIEW" ] || [ -z "$FIXTURES" ] || [ -z "$WORK" ]; then
+    echo "usage: sh test_numbers.sh SHIMVIEW FIXTURES_DIR WORK_DIR" >&2
+    exit 2
+fi
+GOOD="$FIXTURES/profile-v1.json"
+HERE=$(dirname "$0")
+mkdir -p "$WORK" || exit 1
+WORK=$(cd "$WORK" && pwd) || exit 1
+SCRATCH=$WORK
+. "$HERE/lib.sh"
+
+# expect_row FILE NAME REGEX WHAT: the line of FILE that starts with NAME matches REGEX.
+expect_row() {
+    if grep -E "^$2 " "$1" | grep -qE -- "$3"; then pass "$4"; else fail "$4 ($2: $(grep -E "^$2 " "$1"))"; fi
+}
+
+python3 - "$GOOD" "$WORK" <<'EOF' || fail "generating the profiles"
+import copy, json, os, sys
+good = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+def write(name, p):
+    with open(os.path.join(out, name), "w") as f:
+        json.dump(p, f)
+def shrink(r, f):
+    """rate r with every count f times smaller"""
+    if "sum_a" not in r:
+        return
+    for k, e in (("sum_a", 1), ("sum_ab", 1), ("sum", 1), ("rate", 1), ("mean", 1), ("min", 1),
+                 ("max", 1), ("sum_aa", 2), ("sumsq", 2)):
+        r[k] *= f ** e
+    h = r["hist"]
+    h["counts"] = [[0, sum(c for _, c in h["counts"]) + h["overflow"]]]
+    h["overflow"] = 0
+def few(p, name, value, n):
+    """a tag of n samples, all kept, rates 1, 2, ... (times the shrunk scale)"""
+    t = copy.deepcopy(p["tags"][-1])
+    t.update(values=[value], names=[name], samples=n, kept=n, cycles=1000 * n)
+    r = t["rates"][0]
+    a = [1e-9 * (1 + i % 3) * 1000 for i in range(n)]
+    b = [1000.0] * n
+    rs = [x / y for x, y in zip(a, b)]
+    r.update(n=n, sum_a=sum(a), sum_b=sum(b), sum_aa=sum(x * x for x in a),
+             sum_bb=sum(y * y for y in b), sum_ab=sum(x * y for x, y in zip(a, b)),
+             sum=sum(rs), sumsq=sum(x * x for x in rs), mean=sum(rs) / n, min=min(rs), max=max(rs))
+    r["rate"] = r["sum_a"] / r["sum_b"]
+    r["hist"]["counts"], r["hist"]["overflow"] = [[0, n]], 0
+    p["tags"].append(t)
+    for k in ("total", "rated", "kept"):
+        p["samples"][k] += n
+tiny = copy.deepcopy(good)
+for t in tiny["tags"] + [tiny["other"]]:
+    shrink(t["rates"][0], 1e-9)
+few(tiny, "rare", 5, 3)
+few(tiny, "n41", 6, 41)
+attributed = tiny["samples"]["total"] - tiny["samples"]["interrupted"]
+for t in tiny["tags"]:
+    t["share"] = t["samples"] / attributed
+tiny["samples"]["distinct_tags"] = len(tiny["tags"])
+write("tiny.json", tiny)
+more = copy.deepcopy(tiny)  # eval's rate 1.5 times A's
+for t in more["tags"]:
+    if t["names"][0] == "eval":
+        for k, e in (("sum_a", 1), ("sum_ab", 1), ("rate", 1), ("sum_aa", 2)):
+            t["rates"][0][k] *= 1.5 ** e
+write("more.json", more)
+slow = copy.deepcopy(good)
+slow["rates"][0]["slow"] = True
+write("slow.json", slow)
+exact = copy.deepcopy(good)
+exact["period"]["p10"] = 103.0
+exact["period"]["exact"] = ["p10"]
+write("exact.json", exact)
+EOF
+
+# ---- tiny rates and shares: never 0.000000 or 0.00% ----
+run report "$WORK/tiny.json"
+expect_status "report of tiny rates" 0
+cp "$WORK/out" "$WORK/tiny.txt"
+expect_not_in "$WORK/tiny.txt" "0.000000" "report prints no rate as 0.000000"
+expect_not_in "$WORK/tiny.txt" " 0.00%" "report prints no nonzero share as 0.00%"
+expect_row "$WORK/tiny.txt" rare '<0\.01%' "a share of 3 samples prints as <0.01%"
+expect_row "$WORK/tiny.txt" eval '8\.49[0-9]*e-10 +± [0-9.]+e-10' \
+    "eval's tiny rate prints in scientific notation with its interval in the same exponent"
+run compare "$WORK/tiny.json" "$WORK/more.json"
+expect_status "compare of tiny rates" 0
+cp "$WORK/out" "$WORK/cmp.txt"
+expect_not_in "$WORK/cmp.txt" "0.000000" "compare prints no difference as 0.000000"
+expect_row "$WORK/cmp.txt" eval '\+4\.2[0-9]*e-10 +± [0-9.]+e-10.*\*' \
+    "compare prints eval's tiny rate difference in scientific notation, marked"
+run merge "$WORK/tiny.json" "$WORK/more.json"
+expect_status "merge of tiny rates" 0
+expect_not_in "$WORK/out" "0.000000" "merge prints no rate as 0.000000"
+expect_row "$WORK/out" eval 'e-(09|10) +± [0-9.]+e-(09|10)' "merge prints tiny rates in scientific notation"
+expect_row "$WORK/out" rare ' 2e-09 +± 0' "merge prints a rate the runs agree on with an interval of 0"
+run plot -o "$WORK" "$WORK/tiny.json"
+expect_status "plot of tiny rates" 0
+expect_not_in "$WORK/tiny-hist.svg" "0.000000" "the figures' legends print no rate as 0.000000"
+expect_in "$WORK/tiny-hist.svg" "e-10" "the figures' legends print tiny rates in scientific notation"
+python3 "$HERE/cct_fixture.py" "$WORK/tiny.json" "$WORK/cct.json" >/dev/null 2>&1 &&
+    python3 - "$WORK/cct.json" <<'EOF' || fail "shrinking the calling-context fixture"
+import json, sys
+p = json.load(open(sys.argv[1]))
+for t in p["tags"] + [p["other"]]:
+    r = t["rates"][0]
+    for k, e in (("sum_a", 1), ("sum_ab", 1), ("sum", 1), ("rate", 1), ("mean", 1), ("min", 1),
+                 ("max", 1), ("sum_aa", 2), ("sumsq", 2)):
+        if k in r and r[k] is not None:
+            r[k] *= 1e-9 ** e
+json.dump(p, open(sys.argv[1], "w"))
+EOF
+run functions "$WORK/cct.json"
+expect_status "functions of tiny rates" 0
+expect_not_in "$WORK/out" "0.000000" "functions prints no rate as 0.000000"
+expect_in "$WORK/out" "e-" "functions prints tiny rates in scientific notation"
+run tree --rate items "$WORK/cct.json"
+expect_status "tree of tiny rates" 0
+expect_not_in "$WORK/out" "0.000000" "tree prints no rate as 0.000000"
+
+# ---- small samples: Student's t by degrees of freedom, Wilson for shares ----
+run report --csv "$WORK/tiny.json"
+cp "$WORK/out" "$WORK/tiny.csv"
+python3 - "$WORK" "$HERE" >"$WORK/small.out" <<'EOF' || echo "FAIL: the small-sample checks did not run" >>"$WORK/small.out"
+import csv, json, os, sys
+sys.path.insert(0, sys.argv[2])
+import stats_ref
+work = sys.argv[1]
+p = json.load(open(os.path.join(work, "tiny.json")))
+rows = {r["name"]: r for r in csv.DictReader(open(os.path.join(work, "tiny.csv"), newline=""))}
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+for name, df, t in (("rare", 2, 4.303), ("n41", 40, 2.021)):
+    r = next(x for x in p["tags"] if x["names"][0] == name)["rates"][0]
+    se = stats_ref.ratio_se(r["n"], r["sum_a"], r["sum_b"], r["sum_aa"], r["sum_bb"], r["sum_ab"])
+    got = float(rows[name]["rate_ci95_items"])
+    check(abs(got - t * se) <= 2e-3 * t * se,
+          "%s: %d kept periods: the rate's interval is t(%d) = %.3f times its se (%g, %g)"
+          % (name, r["n"], df, t, got, t * se))
+n = p["samples"]["total"] - p["samples"]["interrupted"]
+lo, hi = stats_ref.wilson95(3, n)
+check(float(rows["rare"]["share_lo95"]) > 0 and abs(float(rows["rare"]["share_lo95"]) / lo - 1) < 1e-5
+      and abs(float(rows["rare"]["share_hi95"]) / hi - 1) < 1e-5,
+      "rare: 3 samples: Wilson's interval of the share, above 0")
+EOF
+tally "$WORK/small.out"
+
+# ---- slow rates: n counts spans ----
+run report "$WORK/slow.json"
+expect_in "$WORK/out" "spans for the slow rates" "report's legend says n counts spans for a slow rate"
+expect_not_in "$WORK/out" "n: kept periods;" "report's legend does not call a slow rate's n kept periods"
+run plot -o "$WORK" "$WORK/slow.json"
+expect_in "$WORK/slow-hist.svg" "spans (a slow rate)" "the histogram's legend counts spans for a slow rate"
+
+# ---- quantiles: to the precision of their buckets, exact values exactly ----
+run report "$GOOD"
+line=$(grep -E '^ +TSC cycles' "$WORK/out" | tr -s ' ')
+case $line in
+" TSC cycles 117 103 154 "*) pass "period quantiles print to the precision of their buckets: $line" ;;
+*) fail "period quantiles: '$line', expected ' TSC cycles 117 103 154 ...'" ;;
+esac
+run report "$WORK/exact.json"
+if grep -E '^ +TSC cycles' "$WORK/out" | tr -s ' ' | grep -q '^ TSC cycles 117 103 '; then
+    pass "an exact quantile prints exactly"
+else
+    fail "exact p10: $(grep -E '^ +TSC cycles' "$WORK/out")"
+fi
+
+finish
