@@ -14,8 +14,9 @@
  * `flame`'s files (SVG_INLINE leaves out the XML declaration a page must not contain).
  * Two small scripts are optional, and the page reads the same without them: the flame
  * graph's zoom, and one that sorts a table by the column whose heading is clicked (every
- * table but the facts and the tree, whose order is its shape). Every string from the
- * profile goes through markup_escape(), so a tag named "<script>" is shown, not run.
+ * table of three rows or more but the facts and the tree, whose order is its shape).
+ * Every string from the profile goes through markup_escape(), so a tag named "<script>"
+ * is shown, not run.
  *
  * The page goes to its file through plot_write_file(), as each figure of `plot` does, so
  * a page that could not be written whole never reaches its path (output.c). Its
@@ -74,14 +75,17 @@ static const char style[] =
     "line-height:1.25}\n"
     "figure{margin:12px 0 24px}figure svg{display:block;max-width:100%;height:auto;"
     "border:1px solid #e4e4e4}\n"
-    "nav.toc ul{margin:4px 0 0;padding-left:20px;columns:2}nav.toc li{margin:1px 0}\n"
+    "nav.toc ul{margin:4px 0 0;padding-left:20px;columns:2;max-width:36em}nav.toc li{margin:1px "
+    "0}\n"
     "th.sortable{cursor:pointer}th.sortable:not([aria-sort])::after{content:\" \\2195\";"
     "color:#b0b0b0;font-weight:normal}th[aria-sort=descending]::after{content:\" \\25BE\"}"
     "th[aria-sort=ascending]::after{content:\" \\25B4\"}\n";
 
 /* Sorting a table by the column whose heading is clicked: numbers (1,234, 12.5%) by
- * value, largest first, then by text; rows without a number last. Without it, the rows
- * stay in the order the terminal prints them. */
+ * value, largest first, then by text; rows without a number last. Tables of fewer than
+ * three rows are read at a glance and a column without a heading has nothing to click, so
+ * neither gets the arrows. Without the script, the rows stay in the order the terminal
+ * prints them. */
 static const char sort_script[] =
     "(function () {\n"
     "function key(td) {\n"
@@ -90,9 +94,10 @@ static const char sort_script[] =
     "}\n"
     "Array.prototype.forEach.call(document.querySelectorAll('table'), function (table) {\n"
     "  if (table.classList.contains('facts') || table.querySelector('td.tree') ||\n"
-    "      !table.tHead || !table.tBodies.length) return;\n"
+    "      !table.tHead || !table.tBodies.length || table.tBodies[0].rows.length < 3) return;\n"
     "  var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;\n"
     "  Array.prototype.forEach.call(heads, function (th, col) {\n"
+    "    if (!th.textContent.trim()) return; /* a column without a heading */\n"
     "    th.classList.add('sortable');\n"
     "    th.title = 'sort by this column';\n"
     "    th.addEventListener('click', function () {\n"
