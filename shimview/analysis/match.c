@@ -2,10 +2,11 @@
  * match.c -- folding a profile's threads together and lining several profiles up by tag
  * name (see match.h).
  *
- * Folding sorts the named entries by name, so the entries of one name sit together, and
- * adds each run of them into one entry; matching sorts the folded entries of all
- * profiles the same way and makes a row of each run of one name. Both are a sort and a
- * scan: no hash table for tables of a few thousand entries at most.
+ * Folding finds the entries of one name (and thread group) through a hash table of the
+ * names (name_ids), puts them side by side in file order, and adds each run of them into
+ * one entry; matching finds the folded entries of one name in every profile the same way
+ * and makes a row of them. Both are linear: a large profile has 10^6 entries, and a sort
+ * by name was most of the time `compare` took on two of them.
  *
  * A folded entry's rate statistics are sums, so adding entries is exact: n, the ratio
  * sums and the sums of per-period rates add, and the ratio sum_a / sum_b and the mean are
@@ -16,6 +17,7 @@
  */
 #include "shimview/analysis/match.h"
 #include "shimview/analysis/intervals.h"
+#include "shimview/base/hash.h"
 #include "shimview/base/usage.h"
 #include "shimview/base/numbers.h"
 #include "shimview/model/profile_threads.h"
@@ -31,14 +33,6 @@
 #include <string.h>
 
 /* ---- folding one profile ---- */
-
-static int by_name(const void *a, const void *b)
-{
-    const struct named_tag *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    return x->tag < y->tag ? -1 : x->tag > y->tag; /* file order among equals */
-}
 
 static int by_index(const void *a, const void *b)
 {
@@ -130,6 +124,7 @@ static int rate_fold(struct profile_rate_stats *d, const struct named_tag *e, si
 
 void match_entry_free(struct profile_tag *t, size_t nrates)
 {
+    if (t->borrowed) return;
     for (size_t r = 0; t->rates && r < nrates; r++)
         free(t->rates[r].hist.counts);
     free(t->rates);
@@ -184,6 +179,10 @@ int match_entry_fold(const struct profile *p, const struct named_tag *e, size_t 
                      struct profile_tag *out)
 {
     *out = *e[0].tag;
+    if (k == 1) { /* nothing to add up: the entry's own arrays, not copies */
+        out->borrowed = 1;
+        return 0;
+    }
     out->samples = out->cycles = out->kept = 0;
     out->by = NULL;
     if (batches_fold(p, e, k, out)) return -1;
@@ -212,38 +211,88 @@ struct folded_entry {
 /* The program's tags first, then other processes, then idle; by samples within each. */
 static int by_samples_then_name(const void *a, const void *b)
 {
-    const struct folded_entry *x = a, *y = b;
+    const struct folded_entry *x = *(struct folded_entry *const *)a,
+                              *y = *(struct folded_entry *const *)b;
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
     if (x->tag.samples != y->tag.samples) return x->tag.samples < y->tag.samples ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 
-/* The length of the run of entries from nt[i] that share its thread group (named_tags
- * puts each group together). */
-static size_t group_run(const struct profile *p, const struct named_tag *nt, size_t i, size_t n)
+/* An id for each of n names, one per distinct name (and key, when keys is not NULL):
+ * ids[i] counts from 0 in the order names first appear; *nids is how many. An open-
+ * addressed table of each id's first index. 0, or -1 out of memory. */
+static int name_ids(const char *const *names, const int *keys, size_t n, size_t *ids, size_t *nids)
 {
-    enum thread_group g = tag_thread_group(p, nt[i].tag);
-    size_t k = 1;
-    while (i + k < n && tag_thread_group(p, nt[i + k].tag) == g)
-        k++;
-    return k;
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *first = calloc(cap, sizeof *first); /* the id's first index + 1; 0: empty */
+    if (!first) return -1;
+    *nids = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = hash_string(names[i]) ^ (keys ? (size_t)keys[i] * 0x9e3779b97f4a7c15ull : 0);
+        for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            size_t f = first[at];
+            if (!f) {
+                first[at] = i + 1;
+                ids[i] = (*nids)++;
+                break;
+            }
+            if ((!keys || keys[f - 1] == keys[i]) && strcmp(names[f - 1], names[i]) == 0) {
+                ids[i] = ids[f - 1];
+                break;
+            }
+        }
+    }
+    free(first);
+    return 0;
+}
+
+/* The n named entries nt put side by side by name and thread group, in file order within
+ * each (a stable counting sort by name_ids' id); *nf: how many names. 0, or -1. */
+static int group_by_name(struct named_tag *nt, size_t n, size_t *nf)
+{
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    int *keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t *ids = malloc((n ? n : 1) * sizeof *ids), *at = NULL;
+    struct named_tag *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    int rc = names && keys && ids && sorted ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        names[i] = nt[i].name;
+        keys[i] = (int)nt[i].group;
+    }
+    if (rc == 0) rc = name_ids(names, keys, n, ids, nf);
+    if (rc == 0 && !(at = calloc(*nf + 1, sizeof *at))) rc = -1;
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++) /* at[id + 1]: entries of id; then where id starts */
+            at[ids[i] + 1]++;
+        for (size_t id = 0; id < *nf; id++)
+            at[id + 1] += at[id];
+        for (size_t i = 0; i < n; i++)
+            sorted[at[ids[i]]++] = nt[i];
+        memcpy(nt, sorted, n * sizeof *nt);
+    }
+    free(names);
+    free(keys);
+    free(ids);
+    free(at);
+    free(sorted);
+    return rc;
 }
 
 int match_fold(const struct profile *p, struct profile *view, char ***names)
 {
     size_t n = 0, nf = 0;
-    struct named_tag *nt = named_tags(p, 0, &n);
+    struct named_tag *nt = named_tags_unranked(p, &n);
     struct folded_entry *f = nt ? calloc(n ? n : 1, sizeof *f) : NULL;
-    int rc = f ? 0 : -1;
-    /* Names are sorted within each group, so a tag of the program that happens to be
-     * named like a group row is never folded into it. */
-    for (size_t i = 0; f && i < n; i += group_run(p, nt, i, n))
-        qsort(nt + i, group_run(p, nt, i, n), sizeof *nt, by_name);
+    size_t names_seen = 0;
+    /* The group is part of the key, so a tag of the program that happens to be named
+     * like a group row is never folded into it. */
+    int rc = f ? group_by_name(nt, n, &names_seen) : -1;
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t k = 1;
-        enum thread_group g = tag_thread_group(p, nt[i].tag);
-        while (i + k < n && strcmp(nt[i].name, nt[i + k].name) == 0 &&
-               tag_thread_group(p, nt[i + k].tag) == g)
+        enum thread_group g = nt[i].group;
+        while (i + k < n && strcmp(nt[i].name, nt[i + k].name) == 0 && nt[i + k].group == g)
             k++;
         f[nf].name = nt[i].name;
         f[nf].group = g;
@@ -255,12 +304,16 @@ int match_fold(const struct profile *p, struct profile *view, char ***names)
     *view = *p;
     view->tags = calloc(nf ? nf : 1, sizeof *view->tags);
     *names = calloc(nf ? nf : 1, sizeof **names);
-    if (!view->tags || !*names) rc = -1;
+    /* sorted by address: an entry is some 200 bytes, and a large profile has 10^6 */
+    struct folded_entry **order = malloc((nf ? nf : 1) * sizeof *order);
+    if (!view->tags || !*names || !order) rc = -1;
     if (rc == 0) {
-        qsort(f, nf, sizeof *f, by_samples_then_name);
+        for (size_t i = 0; i < nf; i++)
+            order[i] = &f[i];
+        qsort(order, nf, sizeof *order, by_samples_then_name);
         for (size_t i = 0; i < nf; i++) {
-            view->tags[i] = f[i].tag;
-            (*names)[i] = f[i].name;
+            view->tags[i] = order[i]->tag;
+            (*names)[i] = order[i]->name;
         }
         view->ntags = nf;
     } else {
@@ -275,6 +328,7 @@ int match_fold(const struct profile *p, struct profile *view, char ***names)
         view->ntags = 0;
     }
     named_tags_free(nt, n);
+    free(order);
     free(f);
     return rc;
 }
@@ -377,14 +431,6 @@ struct keyed {
     const struct profile_tag *tag;
 };
 
-static int by_key(const void *a, const void *b)
-{
-    const struct keyed *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    return (x->profile > y->profile) - (x->profile < y->profile);
-}
-
 static int make_rows(struct match *m)
 {
     size_t total = 0, any_other = 0;
@@ -405,15 +451,27 @@ static int make_rows(struct match *m)
     for (size_t j = 0; j < m->nprofiles; j++)
         for (size_t i = 0; i < m->folded[j].ntags; i++)
             k[n++] = (struct keyed){m->names[j][i], j, &m->folded[j].tags[i]};
-    qsort(k, n, sizeof *k, by_key);
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || strcmp(k[i].name, k[i - 1].name) != 0) {
-            struct match_row *row = &m->rows[m->nrows];
+    /* a row per name, in the order names first appear (the commands sort the rows) */
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    size_t *ids = malloc((n ? n : 1) * sizeof *ids), nids = 0;
+    int rc = names && ids ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        names[i] = k[i].name;
+    if (rc == 0) rc = name_ids(names, NULL, n, ids, &nids);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct match_row *row = &m->rows[ids[i]];
+        if (ids[i] == m->nrows) { /* its first entry */
             row->name = k[i].name;
             row->entry = entries + m->nrows * m->nprofiles;
             m->nrows++;
         }
-        m->rows[m->nrows - 1].entry[k[i].profile] = k[i].tag;
+        row->entry[k[i].profile] = k[i].tag;
+    }
+    free(names);
+    free(ids);
+    if (rc) {
+        free(k);
+        return -1;
     }
     if (any_other) {
         struct match_row *row = &m->rows[m->nrows];

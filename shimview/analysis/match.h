@@ -57,8 +57,9 @@ void match_fold_free(struct profile *view, char **names);
 /* The k entries e of profile p added up into out: samples, cycles, kept periods, the rate
  * sums (the ratio sum_a / sum_b and the mean sum / n formed again from them), the
  * histograms and `by` slots; values, names and the thread word are the first entry's,
- * several_threads says whether the others had another. 0, or -1 if memory ran out (free
- * out with match_entry_free all the same). */
+ * several_threads says whether the others had another. One entry (k == 1) is not copied:
+ * out borrows its arrays (profile_tag.borrowed), so it lives no longer than p. 0, or -1 if
+ * memory ran out (free out with match_entry_free all the same). */
 int match_entry_fold(const struct profile *p, const struct named_tag *e, size_t k,
                      struct profile_tag *out);
 void match_entry_free(struct profile_tag *t, size_t nrates);

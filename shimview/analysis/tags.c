@@ -97,32 +97,38 @@ static int by_samples_desc(const void *a, const void *b)
 
 /* Move the entries of other threads after the program's, keeping the order within each
  * group: the program's tags come first wherever tags are ranked. 0, or -1. */
-static int program_first(const struct profile *p, struct named_tag *t, size_t n)
+static int program_first(struct named_tag *t, size_t n)
 {
     struct named_tag *sorted = malloc((n ? n : 1) * sizeof *sorted);
     size_t k = 0;
     if (!sorted) return -1;
     for (int g = THREAD_PROGRAM; g <= THREAD_IDLE; g++)
         for (size_t i = 0; i < n; i++)
-            if (tag_thread_group(p, t[i].tag) == (enum thread_group)g) sorted[k++] = t[i];
+            if (t[i].group == (enum thread_group)g) sorted[k++] = t[i];
     memcpy(t, sorted, n * sizeof *t);
     free(sorted);
     return 0;
 }
 
-struct named_tag *named_tags(const struct profile *p, int with_other, size_t *n)
+/* named_tags, ranked by samples or left in file order. */
+static struct named_tag *named(const struct profile *p, int with_other, int ranked, size_t *n)
 {
     struct named_tag *t = calloc(p->ntags + 1, sizeof *t);
     if (!t) return NULL;
-    for (size_t i = 0; i < p->ntags; i++)
+    for (size_t i = 0; i < p->ntags; i++) {
         t[i].tag = &p->tags[i];
-    qsort(t, p->ntags, sizeof *t, by_samples_desc);
-    if (p->placement.has_threads && program_first(p, t, p->ntags)) {
+        t[i].group = tag_thread_group(p, t[i].tag);
+    }
+    if (ranked) qsort(t, p->ntags, sizeof *t, by_samples_desc);
+    if (p->placement.has_threads && program_first(t, p->ntags)) {
         free(t);
         return NULL;
     }
     *n = p->ntags;
-    if (with_other && p->other.samples > 0) t[(*n)++].tag = &p->other;
+    if (with_other && p->other.samples > 0) {
+        t[*n].tag = &p->other;
+        t[(*n)++].group = tag_thread_group(p, &p->other);
+    }
     for (size_t i = 0; i < *n; i++) {
         t[i].name = tag_entry_name(p, t[i].tag);
         if (!t[i].name) {
@@ -131,6 +137,16 @@ struct named_tag *named_tags(const struct profile *p, int with_other, size_t *n)
         }
     }
     return t;
+}
+
+struct named_tag *named_tags(const struct profile *p, int with_other, size_t *n)
+{
+    return named(p, with_other, 1, n);
+}
+
+struct named_tag *named_tags_unranked(const struct profile *p, size_t *n)
+{
+    return named(p, 0, 0, n);
 }
 
 void named_tags_free(struct named_tag *t, size_t n)

@@ -20,12 +20,12 @@
  * The message is built in memory with the structs protobuf-c generates from pprof.proto
  * (this directory; only the fields written here), packed by protobuf-c and compressed
  * with zlib in the gzip framing pprof expects. Strings are interned in a hash table
- * (open addressing, FNV-1a, sized for every frame: glibc's hsearch_r hashes names that
- * differ only in their last digits into long chains), a frame that is no function finds its
+ * (open addressing, base/hash.h, sized for every frame), a frame that is no function finds its
  * location through its name's string index, and a function's through its index in the profile, so
  * a profile of a million tag entries exports in linear time; a module's mapping is found
  * by a linear search over the few modules.
  */
+#include "shimview/base/hash.h"
 #include "shimview/base/usage.h"
 #include "shimview/export/export.h"
 #include "shimview/export/pprof.pb-c.h"
@@ -60,18 +60,10 @@ struct builder {
 };
 
 /* The index of s in the string table, added if new; 0 ("") after a memory failure. */
-static size_t fnv1a(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return (size_t)(h ^ (h >> 32));
-}
-
 static int64_t intern(struct builder *b, const char *s)
 {
     if (b->failed) return 0;
-    size_t slot = fnv1a(s) & b->mask;
+    size_t slot = hash_string(s) & b->mask;
     for (; b->index[slot]; slot = (slot + 1) & b->mask)
         if (strcmp(b->strings[b->index[slot] - 1], s) == 0) return (int64_t)b->index[slot] - 1;
     if (b->nstrings >= b->mask / 2) goto oom; /* sized for every string: cannot be */

@@ -237,6 +237,10 @@ struct profile_tag {
     /* In a folded view (match.h), an entry of more than one thread word: `thread` is then
      * only its first entry's. 0 in a profile as loaded. */
     int several_threads;
+    /* In a folded view, an entry that folds one loaded entry: its rates, by and batches
+     * are that entry's own, not copies, and go with the profile (match_entry_free leaves
+     * them). 0 in a profile as loaded. */
+    int borrowed;
 };
 
 /* The top-level `paths`: what became of the samples the observer tried to attribute to
