@@ -39,7 +39,7 @@ static void sums_add(struct calltree_sums *d, const struct calltree_sums *s, siz
     }
 }
 
-static void count_add(struct calltree_count *d, const struct calltree_count *s, size_t nrates)
+void calltree_count_add(struct calltree_count *d, const struct calltree_count *s, size_t nrates)
 {
     d->samples += s->samples;
     d->cycles += s->cycles;
@@ -219,12 +219,12 @@ static int add_inclusive(struct calltree *ct, struct calltree_thread *th)
     const struct profile *p = ct->p;
     const struct profile_cct_thread *t = th->t;
     for (size_t i = 0; i < t->nnodes; i++)
-        count_add(&th->incl[i], &th->excl[i], p->nrates);
+        calltree_count_add(&th->incl[i], &th->excl[i], p->nrates);
     for (size_t i = t->nnodes; i-- > 1;)
-        count_add(&th->incl[t->nodes[i].parent], &th->incl[i], p->nrates);
+        calltree_count_add(&th->incl[t->nodes[i].parent], &th->incl[i], p->nrates);
     for (size_t i = 2; i < t->nnodes; i++)
-        count_add(&ct->functions[t->nodes[i].function - p->functions].incl, &th->incl[i],
-                  p->nrates);
+        calltree_count_add(&ct->functions[t->nodes[i].function - p->functions].incl, &th->incl[i],
+                           p->nrates);
     return calltree_link_children(th, p);
 }
 

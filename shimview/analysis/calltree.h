@@ -79,6 +79,9 @@ int calltree_link_children(struct calltree_thread *th, const struct profile *p);
 /* Add entry t's samples, cycles and rate sums (nrates of them) to c. */
 void calltree_count_entry(struct calltree_count *c, const struct profile_tag *t, size_t nrates);
 
+/* Add count s (its samples, cycles and nrates rate sums) to d. */
+void calltree_count_add(struct calltree_count *d, const struct calltree_count *s, size_t nrates);
+
 /* sum_a / sum_b; NAN without kept periods. And its 95% interval as rate r of profile p:
  * a sum over tuples has no time batches of its own, so the independent interval widened
  * by the profile's design effect (intervals.h). */

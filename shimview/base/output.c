@@ -121,3 +121,17 @@ int output_close(struct output *o, int failed)
     if (err) return say(to_stdout ? "standard output" : o->path, err);
     return 0;
 }
+
+int output_write(const char *path, int (*draw)(FILE *, const void *), const void *arg)
+{
+    struct output out;
+    if (output_open(&out, path) != 0) return EXIT_FILE_ERROR;
+    int rc = draw(out.f, arg);
+    if (rc != 0)
+        fprintf(stderr, "shimview: %s: out of memory while drawing\n",
+                out.f == stdout ? "standard output" : path);
+    int to_stdout = out.f == stdout;
+    if (output_close(&out, rc != 0) != 0) return EXIT_FILE_ERROR;
+    if (!to_stdout) printf("%s\n", path);
+    return 0;
+}

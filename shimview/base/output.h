@@ -32,4 +32,10 @@ int output_open(struct output *o, const char *path);
  * or EXIT_FILE_ERROR after one line naming the path and the reason. */
 int output_close(struct output *o, int failed);
 
+/* Write path whole with draw(f, arg), which returns 0, or -1 when memory ran out (then a
+ * line says so), and print the path on standard output; "-" writes to standard output
+ * (and prints nothing else). 0, or EXIT_FILE_ERROR with a message, leaving what was at
+ * the path as it was. */
+int output_write(const char *path, int (*draw)(FILE *, const void *), const void *arg);
+
 #endif

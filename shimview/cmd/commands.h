@@ -147,6 +147,26 @@ int tree_main(int argc, char **argv);
 int tree_write(FILE *f, enum report_format fmt, const struct calltree *ct, long rate,
                double min_share, size_t depth, int utf8);
 
+/* ---- flame.c ---- */
+
+extern const char flame_usage[];
+int flame_main(int argc, char **argv);
+
+/* The flame graph of ct as `shimview flame` draws it, inside an HTML page (source: the
+ * profile's file name; rate: the index of the rate that colours it, or -1). 0, or -1 when
+ * memory ran out. */
+int flame_figure(FILE *f, const struct calltree *ct, const char *source, long rate);
+
+/* 0 when profiles a and b both have a calling context; else EXIT_FILE_ERROR after a
+ * message naming the one that has none. */
+int flame_diff_ready(const struct profile *a, const struct profile *b);
+
+/* The differential flame graph from a to b (loaded from file_a and file_b), written to
+ * path (NULL: STEMA-vs-STEMB-flame.svg), whose name it prints. The exit status: 1 after a
+ * message when a profile has no calling context. */
+int flame_diff_write(const char *path, const struct profile *a, const struct profile *b,
+                     const char *file_a, const char *file_b, int icicle);
+
 /* ---- loops.c ---- */
 
 extern const char loops_usage[];

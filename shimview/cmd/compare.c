@@ -26,7 +26,8 @@
  * Student's t): what to compare when a mark must hold up (docs/statistics.md).
  *
  * With -o DIR the first rows are also drawn, A over B, by the plot figures (plot_hist.c,
- * plot_cdf.c), which take a second profile for this.
+ * plot_cdf.c), which take a second profile for this; with --flame FILE the calling
+ * contexts are, as `shimview flame --diff` draws them (flame.c).
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/match.h"
@@ -55,7 +56,7 @@
 
 const char compare_usage[] =
     "usage: shimview compare [--rate NAME] [--sort KEY] [--top N | --all] [--csv | --json]\n"
-    "                        [-o DIR] A B\n"
+    "                        [-o DIR] [--flame FILE] A B\n"
     "       shimview compare --runs N [--rate NAME] [--sort KEY] [--top N | --all]\n"
     "                        [--csv | --json] A1..AN B1..\n"
     "\n"
@@ -75,7 +76,7 @@ const char compare_usage[] =
     "      --runs N      each side is several runs: the first N profiles are A's,\n"
     "                    the rest B's (at least 2 each); each side's shares and\n"
     "                    rates are pooled over its runs, with intervals across runs\n"
-    "                    (as `merge` gives them); not with -o\n"
+    "                    (as `merge` gives them); not with -o or --flame\n"
     "  -r, --rate NAME   compare only this rate (default: every rate both have)\n"
     "  -n, --top N       show the first N rows (default 20; CSV: every row)\n"
     "  -a, --all         show every row\n"
@@ -91,12 +92,17 @@ const char compare_usage[] =
     "                    first 4 tags, or N with --top) and STEMA-vs-STEMB-cdf.svg (the\n"
     "                    rate's distribution in A and in B); the rate is --rate, else\n"
     "                    ipc, else the first one both have; not with --csv or --json\n"
+    "      --flame FILE  also draw the calling contexts' differential flame graph\n"
+    "                    into FILE (as shimview flame --diff A B does; '-': standard\n"
+    "                    output); both profiles need a calling context; not with\n"
+    "                    --csv, --json or --runs\n"
     "  -h, --help        print this help\n";
 
 struct compare_options {
     struct match_table_options t;
     const char *rate;
     const char *dir;
+    const char *flame;
     char **file;  /* A's runs, then B's */
     size_t nfile; /* 2 without --runs */
     size_t runs;  /* A's runs: profiles [0, runs) are A, [runs, nfile) B */
@@ -554,6 +560,7 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     static const struct option options[] = {
         {"rate", required_argument, NULL, 'r'},
         {"output", required_argument, NULL, 'o'},
+        {"flame", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {"runs", required_argument, NULL, 'R'},
         MATCH_TABLE_LONG_OPTIONS,
@@ -585,6 +592,10 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
                 return usage_error("compare", "-o needs a directory: the figures are two files");
             o->dir = optarg;
             break;
+        case 'F':
+            if (!optarg[0]) return usage_error("compare", "--flame needs a file name");
+            o->flame = optarg;
+            break;
         case 'h':
             fputs(compare_usage, stdout);
             return -1;
@@ -595,6 +606,11 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
         }
     }
     if ((rc = match_table_options_check("compare", &o->t))) return rc;
+    if (o->t.csv && o->flame)
+        return usage_error("compare",
+                           "%s and --flame exclude each other: the table is all that standard "
+                           "output holds; draw the graph in a second call",
+                           o->t.json ? "--json" : "--csv");
     if (o->t.csv && o->dir) /* the paths of the figures would end up among the records */
         return usage_error("compare",
                            "%s and -o exclude each other: the table is all that standard output "
@@ -615,6 +631,9 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
     if (o->runs && o->dir)
         return usage_error("compare", "--runs and -o exclude each other: the figures draw one "
                                       "run against one");
+    if (o->runs && o->flame)
+        return usage_error("compare", "--runs and --flame exclude each other: the flame graph "
+                                      "draws one run against one (shimview flame --diff A B)");
     if (!o->runs) o->runs = 1;
     size_t stdin_uses = 0;
     for (size_t i = 0; i < o->nfile; i++)
@@ -682,7 +701,12 @@ int compare_main(int argc, char **argv)
         return EXIT_FILE_ERROR;
     }
     if ((rc = match_load(o.file, o.nfile, p)) == 0) {
-        rc = compare_profiles(p, &o);
+        rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
+        if (rc == 0) rc = compare_profiles(p, &o);
+        if (rc == 0 && o.flame) {
+            fflush(stdout);
+            rc = flame_diff_write(o.flame, p[0], p[1], o.file[0], o.file[1], 0);
+        }
         for (size_t j = 0; j < o.nfile; j++)
             profile_free(p[j]);
     }

@@ -7,12 +7,16 @@
  * each tag's rate histogram (the program's threads added up), the threads, the table and
  * figure of one rate per bucket of another when the run set SHIM_BY, the three figures,
  * and for a calling-context profile the table of functions and the calling-context tree
- * as `shimview functions` and `shimview tree` print them (each thread's tree: they are
- * drawn from the profile as loaded). Nothing is fetched: the style sheet is inline, the
- * figures are inline SVG written by the same code that writes `plot`'s files
- * (plot_ctx.kind = SVG_INLINE leaves out the XML declaration a page must not contain), and
- * no script runs. Every string from the profile goes through markup_escape(), so a tag
- * named "<script>" is shown, not run.
+ * as `shimview functions` and `shimview tree` print them, after the flame graph of
+ * `shimview flame` (each thread's tree: they are drawn from the profile as loaded). A
+ * table of contents links the sections the page has. Nothing is fetched: the style sheet
+ * is inline, the figures are inline SVG written by the same code that writes `plot`'s and
+ * `flame`'s files (SVG_INLINE leaves out the XML declaration a page must not contain).
+ * Two small scripts are optional, and the page reads the same without them: the flame
+ * graph's zoom, and one that sorts a table by the column whose heading is clicked (every
+ * table of three rows or more but the facts and the tree, whose order is its shape).
+ * Every string from the profile goes through markup_escape(), so a tag named "<script>"
+ * is shown, not run.
  *
  * The page goes to its file through plot_write_file(), as each figure of `plot` does, so
  * a page that could not be written whole never reaches its path (output.c). Its
@@ -35,8 +39,10 @@ const char html_usage[] =
     "a sparkline of each tag's histogram of the rate), the threads (shimview threads)\n"
     "when the profile lists them, one rate per bucket of another when the run set\n"
     "SHIM_BY, the figures of `shimview plot` as inline SVG, and with a calling context\n"
-    "the functions table and the tree (shimview functions, tree). The page needs no\n"
-    "network, script, font or style sheet of its own: it opens in any browser, offline.\n"
+    "the flame graph, the functions table and the tree (shimview flame, functions,\n"
+    "tree), after a table of contents. The page needs no network, font or style sheet\n"
+    "of its own: it opens in any browser, offline; its two small scripts (a click on a\n"
+    "table's heading sorts it, on a frame of the flame graph zooms) are optional.\n"
     "\n"
     "  -r, --rate NAME    the rate to draw (default: ipc when present, else the first rate)\n"
     "  -n, --top N        tags to draw in the histogram and SHIM_BY figures (default\n"
@@ -70,7 +76,49 @@ static const char style[] =
     "td.tree{font-family:\"DejaVu Sans Mono\",Menlo,Consolas,monospace;white-space:pre;"
     "line-height:1.25}\n"
     "figure{margin:12px 0 24px}figure svg{display:block;max-width:100%;height:auto;"
-    "border:1px solid #e4e4e4}\n";
+    "border:1px solid #e4e4e4}\n"
+    "nav.toc ul{margin:4px 0 0;padding-left:20px;columns:2;max-width:36em}nav.toc li{margin:1px "
+    "0}\n"
+    "th.sortable{cursor:pointer}th.sortable:not([aria-sort])::after{content:\" \\2195\";"
+    "color:#b0b0b0;font-weight:normal}th[aria-sort=descending]::after{content:\" \\25BE\"}"
+    "th[aria-sort=ascending]::after{content:\" \\25B4\"}\n";
+
+/* Sorting a table by the column whose heading is clicked: numbers (1,234, 12.5%) by
+ * value, largest first, then by text; rows without a number last. Tables of fewer than
+ * three rows are read at a glance and a column without a heading has nothing to click, so
+ * neither gets the arrows. Without the script, the rows stay in the order the terminal
+ * prints them. */
+static const char sort_script[] =
+    "(function () {\n"
+    "function key(td) {\n"
+    "  var t = td ? td.textContent.trim().replace(/,/g, '') : '';\n"
+    "  return /^[-+]?[0-9.]+/.test(t) ? parseFloat(t) : null;\n"
+    "}\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('table'), function (table) {\n"
+    "  if (table.classList.contains('facts') || table.querySelector('td.tree') ||\n"
+    "      !table.tHead || !table.tBodies.length || table.tBodies[0].rows.length < 3) return;\n"
+    "  var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;\n"
+    "  Array.prototype.forEach.call(heads, function (th, col) {\n"
+    "    if (!th.textContent.trim()) return; /* a column without a heading */\n"
+    "    th.classList.add('sortable');\n"
+    "    th.title = 'sort by this column';\n"
+    "    th.addEventListener('click', function () {\n"
+    "      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);\n"
+    "      var down = th.getAttribute('aria-sort') !== 'descending', sign = down ? 1 : -1;\n"
+    "      rows.sort(function (a, b) {\n"
+    "        var x = key(a.cells[col]), y = key(b.cells[col]);\n"
+    "        if (x !== null && y !== null && x !== y) return sign * (y - x);\n"
+    "        if ((x === null) !== (y === null)) return x === null ? 1 : -1;\n"
+    "        var s = a.cells[col] ? a.cells[col].textContent : '';\n"
+    "        return sign * s.localeCompare(b.cells[col] ? b.cells[col].textContent : '');\n"
+    "      });\n"
+    "      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });\n"
+    "      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');\n"
+    "      rows.forEach(function (r) { body.appendChild(r); });\n"
+    "    });\n"
+    "  });\n"
+    "});\n"
+    "})();\n";
 
 /* ---- the page ---- */
 
@@ -90,16 +138,48 @@ static int figure(FILE *f, int (*draw)(FILE *, const struct plot_ctx *), const s
     return rc;
 }
 
-/* A calling-context profile's functions (every one with samples, every rate) and its
- * tree (the drawn rate, contexts of 0.5% and more). 0, or -1 if memory ran out. */
+/* The sections a page has, for its table of contents: id and title. */
+static void contents(FILE *f, const struct plot_ctx *c)
+{
+    const struct profile *p = c->p;
+    fputs("<nav class=\"toc\"><strong>Contents</strong>\n<ul>\n", f);
+    fputs("<li><a href=\"#run\">Run and machine</a></li>\n"
+          "<li><a href=\"#sampling\">Samples, DTE and cost</a></li>\n"
+          "<li><a href=\"#tags\">Tags</a></li>\n",
+          f);
+    if (c->whole && c->whole->placement.has_threads)
+        fputs("<li><a href=\"#threads\">Threads</a></li>\n", f);
+    if (p->has_by) {
+        fprintf(f, "<li><a href=\"#by\">");
+        markup_escape(f, p->rates[p->by.rate].name);
+        fputs(" by ", f);
+        markup_escape(f, p->rates[p->by.by].name);
+        fputs("</a></li>\n", f);
+    }
+    fputs("<li><a href=\"#figures\">Figures</a></li>\n", f);
+    if (p->has_cct && c->whole)
+        fputs("<li><a href=\"#flame\">Flame graph</a></li>\n"
+              "<li><a href=\"#functions\">Functions</a></li>\n"
+              "<li><a href=\"#tree\">Calling-context tree</a></li>\n",
+              f);
+    fputs("</ul>\n</nav>\n", f);
+}
+
+/* A calling-context profile's flame graph (coloured by the drawn rate), its functions
+ * (every one with samples, every rate) and its tree (the drawn rate, contexts of 0.5% and
+ * more). 0, or -1 if memory ran out. */
 static int calling_context(FILE *f, const struct plot_ctx *c)
 {
     struct calltree *ct = calltree_build(c->whole); /* each thread's own tree */
     long rate = c->p->nrates ? (long)c->rate : -1;
     if (!ct) return -1;
+    heading(f, "flame", "Flame graph");
+    fputs("<figure>\n", f);
+    int rc = flame_figure(f, ct, c->source, rate);
+    fputs("</figure>\n", f);
     heading(f, "functions", "Functions");
     fputs("<div class=\"wide\">\n", f);
-    int rc = functions_write(f, REPORT_HTML, ct, -1, -1);
+    if (rc == 0) rc = functions_write(f, REPORT_HTML, ct, -1, -1);
     fputs("</div>\n", f);
     heading(f, "tree", "Calling-context tree");
     fputs("<div class=\"wide\">\n", f);
@@ -111,6 +191,7 @@ static int calling_context(FILE *f, const struct plot_ctx *c)
 
 static int write_page(FILE *f, const struct plot_ctx *c)
 {
+    int rc;
     const struct profile *p = c->p;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
@@ -125,11 +206,12 @@ static int write_page(FILE *f, const struct plot_ctx *c)
     fputs(", written by shim ", f);
     markup_escape(f, p->shim_version);
     fputs("; drawn by shimview " SHIMVIEW_VERSION "</p>\n", f);
+    contents(f, c);
 
     heading(f, "run", "Run and machine");
     report_write_run(f, REPORT_HTML, p);
     heading(f, "sampling", "Samples, DTE and cost");
-    int rc = report_write_sampling(f, REPORT_HTML, p);
+    rc = report_write_sampling(f, REPORT_HTML, p);
 
     heading(f, "tags", "Tags");
     fputs("<div class=\"wide\">\n", f);
@@ -166,7 +248,7 @@ static int write_page(FILE *f, const struct plot_ctx *c)
     }
     if (rc == 0) rc = figure(f, plot_sampling_write, c);
     if (rc == 0 && p->has_cct && c->whole) rc = calling_context(f, c);
-    fputs("</body>\n</html>\n", f);
+    fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", sort_script);
     return rc;
 }
 

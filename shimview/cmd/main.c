@@ -51,6 +51,8 @@ static const struct command commands[] = {
      contexts_main},
     {"tree", "the calling-context tree top down, or a function's callers, in the terminal",
      tree_usage, tree_main},
+    {"flame", "the calling contexts as a flame graph, or two profiles' difference (SVG)",
+     flame_usage, flame_main},
     {"loops", "per loop (compiler pass): samples, shares and rates, with source lines", loops_usage,
      loops_main},
     {"paths", "per Ball-Larus path (compiler pass): samples, rates, length and source span",

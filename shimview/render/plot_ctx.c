@@ -71,19 +71,22 @@ void plot_ctx_free(struct plot_ctx *c)
 
 /* ---- writing ---- */
 
+struct figure {
+    int (*draw)(FILE *, const struct plot_ctx *);
+    const struct plot_ctx *c;
+};
+
+static int draw_figure(FILE *f, const void *arg)
+{
+    const struct figure *g = arg;
+    return g->draw(f, g->c);
+}
+
 int plot_write_file(const char *path, int (*draw)(FILE *, const struct plot_ctx *),
                     const struct plot_ctx *c)
 {
-    struct output out;
-    if (output_open(&out, path) != 0) return EXIT_FILE_ERROR;
-    int rc = draw(out.f, c);
-    if (rc != 0)
-        fprintf(stderr, "shimview: %s: out of memory while drawing\n",
-                out.f == stdout ? "standard output" : path);
-    int to_stdout = out.f == stdout;
-    if (output_close(&out, rc != 0) != 0) return EXIT_FILE_ERROR;
-    if (!to_stdout) printf("%s\n", path);
-    return 0;
+    struct figure g = {draw, c};
+    return output_write(path, draw_figure, &g);
 }
 
 int plot_write_output(const char *given, int dir, const char *name,

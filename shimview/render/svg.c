@@ -212,16 +212,22 @@ void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const c
     fputs("/>\n", f);
 }
 
-void svg_rect(struct svg *s, double x, double y, double w, double h, const char *fill,
-              double opacity, const char *stroke)
+/* A rect's opening and geometry, and its fill. */
+static void rect_begin(FILE *f, double x, double y, double w, double h, const char *fill)
 {
-    FILE *f = s->f;
     fputs("<rect", f);
     put_attr_num(f, "x", x);
     put_attr_num(f, "y", y);
     put_attr_num(f, "width", w);
     put_attr_num(f, "height", h);
     put_attr(f, "fill", fill ? fill : "none");
+}
+
+void svg_rect(struct svg *s, double x, double y, double w, double h, const char *fill,
+              double opacity, const char *stroke)
+{
+    FILE *f = s->f;
+    rect_begin(f, x, y, w, h, fill);
     if (fill && opacity < 1) fprintf(f, " fill-opacity=\"%.2f\"", opacity);
     if (stroke) put_attr(f, "stroke", stroke);
     fputs("/>\n", f);
@@ -237,6 +243,32 @@ void svg_circle(struct svg *s, double cx, double cy, double r, const char *fill,
     put_attr(f, "fill", fill ? fill : "none");
     if (stroke) put_attr(f, "stroke", stroke);
     fputs("/>\n", f);
+}
+
+void svg_rect_outlined(struct svg *s, double x, double y, double w, double h, const char *fill,
+                       const char *stroke, double stroke_width)
+{
+    FILE *f = s->f;
+    rect_begin(f, x, y, w, h, fill);
+    if (stroke) {
+        put_attr(f, "stroke", stroke);
+        put_attr_num(f, "stroke-width", stroke_width);
+    }
+    fputs("/>\n", f);
+}
+
+void svg_pattern_hatch(struct svg *s, const char *id, const char *background, const char *line)
+{
+    FILE *f = s->f;
+    fputs("<defs><pattern", f);
+    put_attr(f, "id", id);
+    fputs(" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\""
+          " patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\"",
+          f);
+    put_attr(f, "fill", background);
+    fputs("/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke-width=\"3\"", f);
+    put_attr(f, "stroke", line);
+    fputs("/></pattern></defs>\n", f);
 }
 
 void svg_path_begin(struct svg *s)

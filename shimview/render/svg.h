@@ -71,6 +71,15 @@ void svg_rect(struct svg *s, double x, double y, double w, double h, const char 
 void svg_circle(struct svg *s, double cx, double cy, double r, const char *fill,
                 const char *stroke);
 
+/* A rect with an outline stroke_width px wide (stroke NULL: none); fill may name a
+ * pattern, "url(#ID)". */
+void svg_rect_outlined(struct svg *s, double x, double y, double w, double h, const char *fill,
+                       const char *stroke, double stroke_width);
+
+/* A pattern of diagonal lines on a background, for fill="url(#ID)": what is there only in
+ * part, or only elsewhere. */
+void svg_pattern_hatch(struct svg *s, const char *id, const char *background, const char *line);
+
 /* A path built point by point: svg_path_begin, then svg_path_move / svg_path_line, then
  * svg_path_end. fill may be NULL (an open line). */
 void svg_path_begin(struct svg *s);

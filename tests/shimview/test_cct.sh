@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_cct.sh -- shimview's calling-context views: functions, contexts, tree, the folded
-# and pprof exports of real call paths, the names report gives the reserved slots, html;
-# on the real profile, the filters (--focus, --ignore) and the callers view too.
+# and pprof exports of real call paths, the names report gives the reserved slots, html,
+# and the flame graph of the real profile (test_flame.sh has the planted ones); on the
+# real profile, the filters (--focus, --ignore) and the callers view too.
 #
 #     sh test_cct.sh SHIMVIEW FIXTURES_DIR WORK_DIR PPROF_PROTO SHIMRUN PLAIN_TARGET
 #
@@ -222,6 +223,9 @@ if [ -s "$REAL" ] && python3 -c "import json,sys; sys.exit('cct' not in json.loa
     expect_status "tree --callers light of the real profile" 0
     check callers "$REAL" "$WORK/real/callers.txt" light
     expect_in "$WORK/real/callers.txt" "\`- main" "tree --callers light: main calls light"
+    run flame -o "$WORK/real/plain-flame.svg" "$REAL"
+    expect_status "flame of the real profile" 0
+    check_with "$HERE/check_flame.py" flame "$REAL" "$WORK/real/plain-flame.svg" hash
 else
     fail "plain_target under shimrun wrote no calling-context profile ($(head -c 300 "$WORK/real/target.err"))"
 fi

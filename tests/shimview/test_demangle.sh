@@ -103,6 +103,12 @@ run export -f perfetto -o "$WORK/run.trace.json" "$PROF"
 expect_status "export perfetto (the trace)" 0
 expect_in "$WORK/run.trace.json" "$AREA" "export perfetto: slices named in source form"
 expect_not_in "$WORK/run.trace.json" "_ZN" "export perfetto: no mangled name left"
+run flame -o "$WORK/run-flame.svg" "$PROF"
+expect_status "flame" 0
+expect_in "$WORK/run-flame.svg" "$AREA" "flame: frames named in source form"
+expect_not_in "$WORK/run-flame.svg" "_ZN" "flame: no mangled name left"
+run flame --no-demangle -o "$WORK/run-flame-raw.svg" "$PROF"
+expect_in "$WORK/run-flame-raw.svg" "_ZNK8geometry6Circle4areaEv" "flame --no-demangle: the symbols"
 run timeline -o "$WORK/run-timeline.svg" "$PROF"
 expect_status "timeline" 0
 # the lanes name their top values by cycles, which need not include area() in every run

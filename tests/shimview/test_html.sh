@@ -9,7 +9,8 @@
 # and checks that every element is closed in order, each inline <svg> is cut out and
 # parsed with xml.etree, the per-tag table is found and its names and numbers compared
 # with the profile, and the page is checked to fetch nothing (no http(s) address but the
-# SVG namespace, no script, link, image or @import). Then the command line: -o -, the
+# SVG namespace, no script from elsewhere, link, image or @import; links and url()s only
+# to the page's own ids; the inline scripts are optional). Then the command line: -o -, the
 # default file name, --top, --rate, and the statuses of bad options and files.
 # WORK_DIR is created if needed and only the files this script writes there are touched.
 # Prints "N passed, N failed" and exits non-zero if anything failed.
@@ -133,10 +134,12 @@ if not p.title.strip():
 for url in re.findall(r"https?://[^\s\"'<>)]*", page):
     if url != SVG_NS:
         die("the page refers to %s" % url)
-for bad in ("<script", "<link", "<img", "<image", "<iframe", "<object", "src=", "href=",
-            "@import", "url("):
+for bad in ("<link", "<img", "<image", "<iframe", "<object", "src=", "@import"):
     if bad in page.lower():
         die("the page contains %r" % bad)
+for ref in re.findall(r"href=\"([^\"]*)\"|url\(([^)]*)\)", page):
+    if not (ref[0] or ref[1]).startswith("#"):
+        die("the page refers to %r, not to a place of its own" % (ref[0] or ref[1]))
 
 # the inline figures
 svgs = [m.group(0) for m in re.finditer(r"<svg\b.*?</svg>", page, re.S)]
