@@ -222,10 +222,10 @@ static void trees_of_chains_without_a_function(void **state)
     (void)state;
     static struct chain_store c;
     assert_int_equal(chain_store_init(&c, 64, 1024), 0);
-    uint32_t none = chain_store_intern(&c, 0, NULL, 0, 0);
     uint64_t ret[] = {0x1234};
+    uint32_t none = chain_store_intern(&c, 0, ret, 0, 0);
     uint32_t bare = chain_store_intern(&c, 0, ret, 1, 0);
-    uint32_t one = chain_store_intern(&c, 0x4000, NULL, 0, 0);
+    uint32_t one = chain_store_intern(&c, 0x4000, ret, 0, 0);
     uint64_t thread[] = {7, 7, 7};
     uint64_t ctx[] = {STACKWALK_CHAIN(none), STACKWALK_CHAIN(bare), STACKWALK_CHAIN(one)};
     struct walk_trees w;
