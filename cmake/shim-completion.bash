@@ -5,7 +5,8 @@
 # The options are read from the tools' own --help, so they are always the installed
 # tools' options: `shimview <TAB>` offers the commands, `shimview CMD -<TAB>` that
 # command's options, and after an option that takes a value, its values where they are
-# a fixed list (export's formats, report's tables, functions' sort keys), else files;
+# a fixed list (export's formats, report's tables, functions' sort keys, top's views),
+# else files;
 # profiles (*.json) and files elsewhere. `shimrun` completes its own options, then the
 # program to run and, through bash-completion where it is loaded, that program's own
 # arguments. Needs bash only; bash-completion's helpers are used when present.
@@ -65,6 +66,14 @@ _shimview()
         ;;
     -s | --sort)
         COMPREPLY=($(compgen -W "incl excl" -- "$cur"))
+        return
+        ;;
+    -b | --by)
+        COMPREPLY=($(compgen -W "tags functions contexts" -- "$cur"))
+        return
+        ;;
+    --since)
+        COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
     -o | --output | -t | --trace)
