@@ -124,6 +124,26 @@ static void fold_interval(struct snapshot *s, struct snapshot_observer *so)
     if (!so->ready) say_failure(s, "out of memory for the next tables: no more snapshots");
 }
 
+/* The clocks at the cut: the last observer's cut TSC, and the wall clocks of that
+ * moment, taken now and moved back by the TSC cycles since at the run's TSC frequency
+ * (this thread may have waited milliseconds for its turn on the CPU since). */
+static void cut_time(const struct snapshot *s, struct clock_pair *end)
+{
+    const struct shim_run *r = s->run;
+    uint64_t cut = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->obs[i].cut_taken && s->obs[i].cut.last_tsc > cut) cut = s->obs[i].cut.last_tsc;
+    clock_pair_take(end);
+    struct tsc_info tsc = r->tsc;
+    struct clock_pair now = *end;
+    tsc_calibrate(&tsc, &r->start, &now);
+    if (!cut || cut > end->tsc || !(tsc.hz > 0)) return;
+    int64_t back = (int64_t)((double)(end->tsc - cut) / tsc.hz * 1e9);
+    end->tsc = cut;
+    end->mono_ns -= back;
+    end->real_ns -= back;
+}
+
 /* Cut every observer; 1 when each has cut, with the time of the cut in *end. */
 static int cut_all(struct snapshot *s, struct clock_pair *end)
 {
@@ -140,7 +160,7 @@ static int cut_all(struct snapshot *s, struct clock_pair *end)
         all &= so->cut_taken;
     }
     keeper_resume(k);
-    clock_pair_take(end);
+    cut_time(s, end);
     for (unsigned i = 0; i < s->n; i++)
         if (s->obs[i].cut_taken) fold_interval(s, &s->obs[i]);
     return all;
