@@ -512,6 +512,30 @@ static struct profile *load_settled(const char *file, struct seen *seen)
     return NULL;
 }
 
+/* The profile at file read twice, into *now and *delta (the interval is subtracted in
+ * place): 0, 1 when the file changed between the two reads (nothing kept: read again),
+ * or -1 after a message. */
+static int load_twice(const char *file, struct profile **now, struct profile **delta,
+                      struct seen *seen)
+{
+    struct seen first, second;
+    *now = load_settled(file, &first);
+    *delta = *now ? load_settled(file, &second) : NULL;
+    if (!*delta) {
+        profile_free(*now);
+        *now = NULL;
+        return -1;
+    }
+    if (!same_file(&first, &second)) {
+        profile_free(*now);
+        profile_free(*delta);
+        *now = *delta = NULL;
+        return 1;
+    }
+    *seen = second;
+    return 0;
+}
+
 static long find_rate(const struct top_options *o, const struct profile *p, int *rc)
 {
     size_t i;
@@ -537,10 +561,10 @@ static int watch(const struct top_options *o)
             if (wait_key(o->every)) break;
             continue;
         }
-        struct profile *now = load_settled(o->file, &seen);
-        struct profile *delta = now ? load_settled(o->file, &seen) : NULL;
-        if (!now || !delta) {
-            profile_free(now);
+        struct profile *now, *delta;
+        int got = load_twice(o->file, &now, &delta, &seen);
+        if (got > 0) continue; /* a newer profile came between the two reads */
+        if (got < 0) {
             rc = interrupted ? 0 : EXIT_FILE_ERROR;
             break;
         }
@@ -555,15 +579,13 @@ static int watch(const struct top_options *o)
         }
         if (prev && interval_subtract(delta, prev, why, sizeof why) != 0) {
             /* another run wrote the file (or an older profile came back): start again */
-            profile_free(delta);
             fprintf(stderr, "shimview top: %s; showing it from its start\n", why);
-            delta = load_settled(o->file, &seen);
-            first = 1;
-            if (!delta) {
-                profile_free(now);
-                rc = EXIT_FILE_ERROR;
-                break;
-            }
+            profile_free(now);
+            profile_free(delta);
+            profile_free(prev);
+            prev = NULL;
+            seen = (struct seen){0};
+            continue;
         }
         if (o->by != BY_TAGS && !now->has_cct) {
             fprintf(stderr,

@@ -8,9 +8,11 @@
         PROFILE times WEIGHTS[tag][k], so an interval's shares differ from the run's);
         DIR/other-run.json (stage 4 of another pid), DIR/shrunk.json (stage 4 with a
         tag counting less than at stage 3), DIR/expected.json (what each interval holds).
-    interval_fixture.py grow PROFILE PATH DELAY
+    interval_fixture.py grow PROFILE PATH DELAY [SHOWN]
         writes stage 1, 2, 3 and 4 to PATH one after another, DELAY seconds apart, each
-        atomically (a temporary file renamed), as SHIM_SNAPSHOT does.
+        atomically (a temporary file renamed), as SHIM_SNAPSHOT does; with SHOWN (what
+        `shimview top` prints), each stage only once SHOWN has the block of the one
+        before (at most a minute), so that a loaded machine cannot make it miss one.
 """
 import copy
 import json
@@ -89,9 +91,23 @@ def main():
         write(expected, os.path.join(out, "expected.json"))
     else:
         path, delay = sys.argv[3], float(sys.argv[4])
+        shown = sys.argv[5] if len(sys.argv) > 5 else None
         for k in range(STAGES):
             write(stage(p, k), path)
             time.sleep(delay)
+            until = time.monotonic() + 60
+            while shown and not block_shown(shown, k + 1) and time.monotonic() < until:
+                time.sleep(0.02)
+
+
+def block_shown(path, number):
+    """Whether `top`'s output at path has the block of profile `number`."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return False
+    return ("snapshot %d at" % number) in text or ("final profile %d at" % number) in text
 
 
 if __name__ == "__main__":

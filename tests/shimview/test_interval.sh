@@ -67,13 +67,33 @@ expect_status "--since with a format that reads the trace" 2
 expect_in "$SCRATCH/err" "--since applies to pprof and folded" "the message says where --since applies"
 
 # ---- top: a profile that grows while it is watched ----
-python3 "$HERE/interval_fixture.py" grow "$FIXTURES/profile-v1.json" "$F/growing.json" 0.6 &
+python3 "$HERE/interval_fixture.py" grow "$FIXTURES/profile-v1.json" "$F/growing.json" 0.1 "$F/top.out" &
 grower=$!
 "$SHIMVIEW" top --every 0.05 "$F/growing.json" >"$F/top.out" 2>"$F/top.err" | cat
 rc=$?
 wait "$grower"
 if [ "$rc" -eq 0 ]; then pass "top ends by itself after the final profile"; else fail "top exited $rc: $(head -c 300 "$F/top.err")"; fi
 check_with "$HERE/check_interval.py" top "$F/top.out" "$F/expected.json"
+# another run's profile takes the file's place: the view starts again from it
+cp "$F/stage1.json" "$F/restart.json"
+"$SHIMVIEW" top --every 0.05 --count 2 "$F/restart.json" >"$F/restart.out" 2>"$F/restart.err" &
+viewer=$!
+i=0
+while ! grep -q "snapshot 1 at" "$F/restart.out" 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+cp "$F/other-run.json" "$F/restart.tmp" && mv "$F/restart.tmp" "$F/restart.json"
+wait "$viewer"
+rc=$?
+expect_status "top when another run's profile replaces the one it showed" 0
+expect_in "$F/restart.err" "are not profiles of one run (pid 4242 and 4243" "it says why"
+expect_in "$F/restart.err" "showing it from its start" "and that it starts again"
+if [ "$(grep -c "the run so far" "$F/restart.out")" -eq 2 ]; then
+    pass "its second block is the new run so far"
+else
+    fail "its second block is the new run so far: $(head -c 300 "$F/restart.out")"
+fi
 run top --count 1 "$F/stage2.json"
 expect_status "top --count 1 on a snapshot" 0
 expect_in "$SCRATCH/out" "the run so far" "its first block is the run so far"
@@ -88,11 +108,24 @@ expect_status "top on standard input" 2
 # ---- a real run ----
 if [ -n "$TARGET" ]; then
     cd "$WORK/real" || exit 1
-    SHIM_SNAPSHOT=0.5 SHIM_SNAPSHOT_KEEP=20 SHIM_QUIET=1 SHIM_OUTPUT=r.json "$TARGET" 3 >target.out 2>target.err &
+    # the program runs on past its 3 s while `hold` exists, until top has shown two
+    # intervals (a loaded machine can delay the snapshots), then stops
+    : >hold
+    SHIM_SNAPSHOT=0.5 SHIM_SNAPSHOT_KEEP=100 SHIM_QUIET=1 SHIM_OUTPUT=r.json "$TARGET" 3 hold \
+        >target.out 2>target.err &
     pid=$!
+    (
+        i=0
+        while [ "$(grep -c "^last interval " top.out 2>/dev/null)" -lt 2 ] && [ $i -lt 1200 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        rm -f hold
+    ) &
     "$SHIMVIEW" top --every 0.05 -n 3 r.json >top.out 2>top.err | cat
     rc=$?
     wait "$pid"
+    wait
     if [ "$rc" -eq 0 ]; then pass "top on a running program ends with it"; else fail "top on a running program exited $rc: $(head -c 300 top.err)"; fi
     n=$(grep -c "^last interval " top.out)
     if [ "$n" -ge 2 ]; then pass "top printed $n intervals of the running program to a pipe"

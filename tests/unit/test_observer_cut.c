@@ -31,7 +31,11 @@
 #include "observer_thread.h"
 #include "test_registry.h"
 
+/* The program runs RUN_NS and until the cutter has cut MIN_CUTS times: on a loaded
+ * machine the cutting thread may wait long for its turn (MAX_RUN_NS at most). */
 #define RUN_NS     (80 * 1000000L)
+#define MAX_RUN_NS (60 * 1000000000.0)
+#define MIN_CUTS   3
 #define TAG_VALUES 200
 
 static struct test_program program;
@@ -136,7 +140,7 @@ static void *cut_loop(void *arg)
             cut.totals.kept + cut.totals.discarded != cut.totals.rated)
             c->bad = 1;
         c->last_total = cut.totals.total;
-        c->cuts++;
+        __atomic_store_n(&c->cuts, c->cuts + 1, __ATOMIC_RELEASE);
         observer_cut_release_tables(&cut);
         if (observer_cut_refill(&cut, c->o) != 0) {
             c->bad = 1;
@@ -159,8 +163,11 @@ static void cuts_while_running_lose_nothing(void **state)
     pthread_t cutter;
     assert_int_equal(observer_thread_start(&th, &o), 0);
     assert_int_equal(pthread_create(&cutter, NULL, cut_loop, &c), 0);
-    double end = now_ns() + (double)RUN_NS;
-    for (uint64_t step = 0; now_ns() < end; step++) {
+    double start = now_ns(), end = start + (double)RUN_NS;
+    for (uint64_t step = 0;
+         now_ns() < end ||
+         (__atomic_load_n(&c.cuts, __ATOMIC_ACQUIRE) < MIN_CUTS && now_ns() < start + MAX_RUN_NS);
+         step++) {
         test_set_tag(&program, 0, 1 + step % TAG_VALUES);
         for (int i = 0; i < 500; i++)
             test_set_counter(&program, 0, test_counter(&program, 0) + 1);
@@ -171,7 +178,7 @@ static void cuts_while_running_lose_nothing(void **state)
     observer_request_stop(&o);
     assert_int_equal(observer_thread_join(&th), 0);
     assert_false(c.bad);
-    assert_true(c.cuts >= 2);
+    assert_true(c.cuts >= MIN_CUTS);
     /* the last interval, as snapshot_fold() adds it at the stop */
     tag_table_merge(&c.acc, &o.tags);
     uint64_t kept, samples = table_samples(&c.acc, &kept);
