@@ -74,6 +74,7 @@ struct run_snapshot_info {
     int final;
     uint64_t number, previous_ns;
     double every;
+    double cpu_seconds; /* the snapshot thread's CPU time up to this profile */
     unsigned keep;
 };
 

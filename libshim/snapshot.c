@@ -80,6 +80,7 @@ struct snapshot {
     uint64_t failed;      /* snapshots not written */
     uint64_t number;      /* of the profile being written: written + 1 */
     uint64_t previous_ns; /* the run's duration when the last snapshot was cut */
+    double cpu_seconds;   /* this thread's CPU time, as of the profile being written */
     int final;            /* the profile being written is the stop's */
 };
 
@@ -217,6 +218,13 @@ static int run_view(struct shim_run *v, const struct shim_run *r, struct snapsho
     return 0;
 }
 
+static double own_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double thread_cpu_seconds(pthread_t t)
 {
     clockid_t id;
@@ -320,6 +328,7 @@ static void snapshot_info(struct run_snapshot_info *si, const struct snapshot *s
                                      .number = s->number,
                                      .previous_ns = s->previous_ns,
                                      .every = s->every,
+                                     .cpu_seconds = s->cpu_seconds,
                                      .keep = s->keep};
 }
 
@@ -400,6 +409,7 @@ static void write_snapshot(struct snapshot *s, const struct clock_pair *end)
             v->extra[k].samples = s->obs[k + 1].cut.totals.total;
         }
     }
+    s->cpu_seconds = own_cpu_seconds();
     snapshot_info(&v->snapshot_info, s);
     if (rc != 0) {
         say_failure(s, "out of memory");
@@ -440,7 +450,9 @@ static void *snapshot_main(void *arg)
     clock_gettime(CLOCK_MONOTONIC, &due);
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        timespec_add(&due, s->every);
+        timespec_add(&due, s->every); /* every period from the start, however long a write */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (timespec_before(&due, &now)) due = now; /* a write longer than the period */
         while (!stopping(s) && pthread_cond_timedwait(&s->wake, &s->lock, &due) != ETIMEDOUT)
             ;
         if (stopping(s)) break;
@@ -449,10 +461,9 @@ static void *snapshot_main(void *arg)
         int all = cut_all(s, &end); /* always: what came back is folded, never lost */
         if (all && !stopping(s)) write_snapshot(s, &end);
         pthread_mutex_lock(&s->lock);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (timespec_before(&due, &now)) due = now; /* a write longer than the period */
     }
     pthread_mutex_unlock(&s->lock);
+    s->cpu_seconds = own_cpu_seconds(); /* for the final profile */
     return NULL;
 }
 

@@ -11,7 +11,8 @@ tuple's samples, TSC cycles, kept periods and rated periods, only grow, and no t
 disappears. So the intervals' deltas are each >= 0, and added up from nothing through
 the final profile they give the final profile's totals, tuple by tuple. The `snapshot`
 members number the profiles 1, 2, ... without a gap, only the last says final, and each
-names the previous one's duration as its interval's start.
+names the previous one's duration as its interval's start; the snapshot thread's CPU time
+(cpu_seconds) never goes back.
 Prints one line per failure; exit status 0 when all hold, 1 otherwise.
 """
 import json
@@ -70,6 +71,10 @@ def main(paths):
         if i and sn["previous_duration_ns"] != docs[i - 1]["run"]["duration_ns"]:
             fail("%s: previous_duration_ns %d, the one before lasted %d"
                  % (d["_file"], sn["previous_duration_ns"], docs[i - 1]["run"]["duration_ns"]))
+        if not sn.get("cpu_seconds", -1) >= 0 or \
+                (i and sn["cpu_seconds"] < docs[i - 1]["snapshot"]["cpu_seconds"]):
+            fail("%s: cpu_seconds %s, the one before %s" % (d["_file"], sn.get("cpu_seconds"),
+                                                           i and docs[i - 1]["snapshot"]["cpu_seconds"]))
         if d["program"]["pid"] != docs[0]["program"]["pid"] or \
                 d["run"]["start_unix_ns"] != docs[0]["run"]["start_unix_ns"]:
             fail("%s: not the same run" % d["_file"])
