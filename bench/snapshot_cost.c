@@ -8,10 +8,10 @@
  * from the final profile the observer's median and mean sample period and the share of
  * periods that were interrupted (the snapshot thread shares the observer's CPU: its work
  * shows there, as the keeper's does), the observer thread's CPU time over the run's
- * wall time (what the snapshot thread took from it), and how many snapshots were
- * written. The figures
- * are medians over the rounds, and the ratios are taken between conditions measured side
- * by side in the same run.
+ * wall time (what the snapshot thread and anything else on that CPU took from it), the
+ * snapshot thread's own CPU time over the run's (the profile's snapshot.cpu_seconds),
+ * and how many snapshots were written. The figures are medians over the rounds, and the
+ * ratios are taken between conditions measured side by side in the same run.
  *
  * Usage: snapshot_cost [--rounds N] [--seconds S] [--tags T] [--every S] [--csv FILE]
  */
@@ -55,13 +55,24 @@ static double work(uint64_t n, unsigned tags)
     return now() - t0;
 }
 
-struct result {
-    double seconds, median, mean, interrupted, snapshots, observer_share;
+/* What one round measures, in the order printed. */
+enum {
+    PROGRAM_S,
+    PERIOD_MEDIAN,
+    PERIOD_MEAN,
+    INTERRUPTED,
+    OBSERVER_CPU,
+    SNAPSHOT_CPU,
+    SNAPSHOTS,
+    NM
 };
+static const char *const metric_csv[NM] = {
+    "program_seconds",    "period_median",      "period_mean", "interrupted",
+    "observer_cpu_share", "snapshot_cpu_share", "snapshots"};
 
-/* One observed run of the work: 0, or -1 when shim could not start or write. */
+/* One observed run of the work into m[]: 0, or -1 when shim could not start or write. */
 static int observed(uint64_t n, unsigned tags, const char *every, const char *path,
-                    int observer_cpu, struct result *out)
+                    int observer_cpu, double *m)
 {
     struct shim_config cfg;
     shim_config_init(&cfg);
@@ -74,18 +85,21 @@ static int observed(uint64_t n, unsigned tags, const char *every, const char *pa
     else
         unsetenv("SHIM_SNAPSHOT");
     if (shim_start(&cfg) != 0) return -1;
-    out->seconds = work(n, tags);
+    m[PROGRAM_S] = work(n, tags);
     shim_stop();
     json_error_t err;
     json_t *d = json_load_file(path, 0, &err);
     if (!d) return -1;
-    out->median = bench_profile_number(d, "period", "median");
-    out->mean = bench_profile_number(d, "period", "mean");
-    out->interrupted = bench_profile_number(d, "samples", "interrupted") /
-                       bench_profile_number(d, "samples", "total");
-    out->observer_share = bench_profile_number(d, "cost", "observer_cpu_share");
-    double number = bench_profile_number(d, "snapshot", "number");
-    out->snapshots = number == number ? number - 1 : 0;
+    double duration = bench_profile_number(d, "run", "duration_ns") * 1e-9;
+    m[PERIOD_MEDIAN] = bench_profile_number(d, "period", "median");
+    m[PERIOD_MEAN] = bench_profile_number(d, "period", "mean");
+    m[INTERRUPTED] = bench_profile_number(d, "samples", "interrupted") /
+                     bench_profile_number(d, "samples", "total");
+    m[OBSERVER_CPU] = bench_profile_number(d, "cost", "observer_cpu_share");
+    double number = bench_profile_number(d, "snapshot", "number"),
+           cpu = bench_profile_number(d, "snapshot", "cpu_seconds");
+    m[SNAPSHOTS] = number == number ? number - 1 : 0;
+    m[SNAPSHOT_CPU] = cpu == cpu && duration > 0 ? cpu / duration : 0;
     json_decref(d);
     unlink(path);
     return 0;
@@ -118,55 +132,54 @@ int main(int argc, char **argv)
     char path[64];
     snprintf(path, sizeof path, "/tmp/shim-bench-snapshot-%d.json", (int)getpid());
 
-    double sec[2][100], med[2][100], mean[2][100], intr[2][100], snaps[2][100], cpu[2][100];
+    static double x[2][NM][100];
     for (int r = 0; r < rounds; r++)
         for (int k = 0; k < 2; k++) {
             int c = (r + k) % 2; /* 0: no snapshots, 1: snapshots; the order alternates */
-            struct result res;
-            if (observed(n, (unsigned)tags, c ? v[3] : NULL, path, observer_cpu, &res) != 0) {
+            double m[NM];
+            if (observed(n, (unsigned)tags, c ? v[3] : NULL, path, observer_cpu, m) != 0) {
                 fprintf(stderr, "snapshot_cost: shim could not observe or write %s\n", path);
                 return 1;
             }
-            sec[c][r] = res.seconds;
-            med[c][r] = res.median;
-            mean[c][r] = res.mean;
-            intr[c][r] = res.interrupted;
-            snaps[c][r] = res.snapshots;
-            cpu[c][r] = res.observer_share;
+            for (int i = 0; i < NM; i++)
+                x[c][i][r] = m[i];
         }
-    double m[2][6];
-    for (int c = 0; c < 2; c++) {
-        m[c][0] = bench_median(sec[c], rounds);
-        m[c][1] = bench_median(med[c], rounds);
-        m[c][2] = bench_median(mean[c], rounds);
-        m[c][3] = bench_median(intr[c], rounds);
-        m[c][4] = bench_median(cpu[c], rounds);
-        m[c][5] = bench_median(snaps[c], rounds);
-    }
+    double med[2][NM];
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < NM; i++)
+            med[c][i] = bench_median(x[c][i], rounds);
     char label[64];
     snprintf(label, sizeof label, "a snapshot every %s s", v[3]);
     printf("%d interleaved rounds of %.1f s of work, %ld tag values, default period; medians\n",
            rounds, seconds, tags);
-    printf("%-26s %10s %11s %12s %12s %13s %10s\n", "condition", "program s", "period med",
-           "period mean", "interrupted", "observer CPU", "snapshots");
-    for (int c = 0; c < 2; c++)
-        printf("%-26s %10.3f %11.1f %12.1f %11.3f%% %12.2f%% %10.0f\n", c ? label : "no snapshots",
-               m[c][0], m[c][1], m[c][2], 100 * m[c][3], 100 * m[c][4], m[c][5]);
+    printf("%-26s %10s %11s %12s %12s %13s %13s %10s\n", "condition", "program s", "period med",
+           "period mean", "interrupted", "observer CPU", "snapshot CPU", "snapshots");
+    for (int c = 0; c < 2; c++) {
+        const double *m = med[c];
+        printf("%-26s %10.3f %11.1f %12.1f %11.3f%% %12.2f%% %12.3f%% %10.0f\n",
+               c ? label : "no snapshots", m[PROGRAM_S], m[PERIOD_MEDIAN], m[PERIOD_MEAN],
+               100 * m[INTERRUPTED], 100 * m[OBSERVER_CPU], 100 * m[SNAPSHOT_CPU], m[SNAPSHOTS]);
+    }
     printf("%-26s %10.4f %11.4f %12.4f %12s %12.4f\n", "ratio (snapshots / none)",
-           m[1][0] / m[0][0], m[1][1] / m[0][1], m[1][2] / m[0][2], "", m[1][4] / m[0][4]);
+           med[1][PROGRAM_S] / med[0][PROGRAM_S], med[1][PERIOD_MEDIAN] / med[0][PERIOD_MEDIAN],
+           med[1][PERIOD_MEAN] / med[0][PERIOD_MEAN], "",
+           med[1][OBSERVER_CPU] / med[0][OBSERVER_CPU]);
     if (v[4]) {
         FILE *out = fopen(v[4], "w");
         if (!out) {
             perror(v[4]);
             return 1;
         }
-        fprintf(out, "condition,program_seconds,period_median,period_mean,interrupted,"
-                     "observer_cpu_share,snapshots\n");
-        for (int c = 0; c < 2; c++)
-            fprintf(out, "%s,%.4f,%.1f,%.1f,%.5f,%.4f,%.0f\n", c ? "snapshots" : "none", m[c][0],
-                    m[c][1], m[c][2], m[c][3], m[c][4], m[c][5]);
-        fprintf(out, "ratio,%.4f,%.4f,%.4f,,%.4f,\n", m[1][0] / m[0][0], m[1][1] / m[0][1],
-                m[1][2] / m[0][2], m[1][4] / m[0][4]);
+        fprintf(out, "condition");
+        for (int i = 0; i < NM; i++)
+            fprintf(out, ",%s", metric_csv[i]);
+        fprintf(out, "\n");
+        for (int c = 0; c < 2; c++) {
+            fprintf(out, "%s", c ? "snapshots" : "none");
+            for (int i = 0; i < NM; i++)
+                fprintf(out, ",%.6g", med[c][i]);
+            fprintf(out, "\n");
+        }
         fclose(out);
     }
     return 0;
