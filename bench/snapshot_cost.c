@@ -144,6 +144,13 @@ int main(int argc, char **argv)
             for (int i = 0; i < NM; i++)
                 x[c][i][r] = m[i];
         }
+    /* the rounds are paired (both conditions in each, the order alternating): the median
+     * of the pairs' ratios is steadier than the ratio of the medians (taken first:
+     * bench_median sorts what it is given) */
+    double pair[100];
+    for (int r = 0; r < rounds; r++)
+        pair[r] = x[1][PROGRAM_S][r] / x[0][PROGRAM_S][r];
+    double pair_median = bench_median(pair, rounds), lo = pair[0], hi = pair[rounds - 1];
     double med[2][NM];
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < NM; i++)
@@ -164,6 +171,8 @@ int main(int argc, char **argv)
            med[1][PROGRAM_S] / med[0][PROGRAM_S], med[1][PERIOD_MEDIAN] / med[0][PERIOD_MEDIAN],
            med[1][PERIOD_MEAN] / med[0][PERIOD_MEAN], "",
            med[1][OBSERVER_CPU] / med[0][OBSERVER_CPU]);
+    printf("program time, paired rounds: median ratio %.4f (from %.4f to %.4f)\n", pair_median, lo,
+           hi);
     if (v[4]) {
         FILE *out = fopen(v[4], "w");
         if (!out) {
