@@ -58,6 +58,10 @@
 #define CUT_POLL_NS  20000L
 #define LOCK_POLL_NS 1000000L
 
+/* A snapshot that takes more than this share of its period on the observer's CPU is said
+ * (once): the observer loses that share of its samples. */
+#define SNAPSHOT_SAY_SHARE 0.01
+
 struct snapshot_observer {
     struct observer *o;
     pthread_t thread;             /* the observer's, for its CPU time */
@@ -84,6 +88,8 @@ struct snapshot {
     uint64_t previous_ns; /* the run's duration when the last snapshot was cut */
     double cpu_seconds;   /* this thread's CPU time, as of the profile being written */
     int final;            /* the profile being written is the stop's */
+    int on_observer_cpu;  /* the thread shares the first observer's CPU (snapshot_cpus) */
+    int said_cost;        /* a snapshot's cost above SNAPSHOT_SAY_SHARE was said */
 };
 
 static int stopping(struct snapshot *s)
@@ -445,6 +451,19 @@ static int timespec_before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+/* Says once when a snapshot took more than SNAPSHOT_SAY_SHARE of the period from the
+ * observer, and what to do about it. */
+static void say_cost(struct snapshot *s, double cpu)
+{
+    if (!s->on_observer_cpu || s->said_cost || !(cpu > SNAPSHOT_SAY_SHARE * s->every)) return;
+    s->said_cost = 1;
+    fprintf(stderr,
+            "shim: SHIM_SNAPSHOT: snapshot %llu took %.3f s of the observer's CPU, %.1f%% of its "
+            "period (no other CPU is free for it): the observer loses that share of its "
+            "samples; a longer period costs proportionally less\n",
+            (unsigned long long)s->number, cpu, 100 * cpu / s->every);
+}
+
 static void *snapshot_main(void *arg)
 {
     struct snapshot *s = arg;
@@ -460,8 +479,10 @@ static void *snapshot_main(void *arg)
         if (stopping(s)) break;
         pthread_mutex_unlock(&s->lock);
         struct clock_pair end;
+        double cpu0 = own_cpu_seconds();
         int all = cut_all(s, &end); /* always: what came back is folded, never lost */
         if (all && !stopping(s)) write_snapshot(s, &end);
+        say_cost(s, own_cpu_seconds() - cpu0);
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
@@ -481,9 +502,9 @@ static void snapshot_release(struct snapshot *s)
 }
 
 /* Where the thread runs: the process's CPUs that no observer observes from or on, where
- * a machine has them; else the first observer's CPU (a 2-CPU machine), where its work
- * shows as interrupted periods instead of taking time from the program. */
-static void snapshot_cpus(const struct shim_run *r, cpu_set_t *cpus)
+ * a machine has them (0); else the first observer's CPU (a 2-CPU machine: 1), where its
+ * work shows as interrupted periods instead of taking time from the program. */
+static int snapshot_cpus(const struct shim_run *r, cpu_set_t *cpus)
 {
     *cpus = r->allowed;
     CPU_CLR(r->placement.observer_cpu, cpus);
@@ -494,9 +515,10 @@ static void snapshot_cpus(const struct shim_run *r, cpu_set_t *cpus)
     }
     for (int c = 0; c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &r->observed_cpus)) CPU_CLR(c, cpus);
-    if (CPU_COUNT(cpus) > 0) return;
+    if (CPU_COUNT(cpus) > 0) return 0;
     CPU_ZERO(cpus);
     CPU_SET(r->placement.observer_cpu, cpus);
+    return 1;
 }
 
 void snapshot_start(struct shim_run *r)
@@ -545,7 +567,7 @@ void snapshot_start(struct shim_run *r)
     pthread_attr_t attr;
     cpu_set_t cpu;
     sigset_t all, old;
-    snapshot_cpus(r, &cpu);
+    s->on_observer_cpu = snapshot_cpus(r, &cpu);
     pthread_attr_init(&attr);
     pthread_attr_setaffinity_np(&attr, sizeof cpu, &cpu);
     sigfillset(&all);

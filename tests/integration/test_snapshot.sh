@@ -2,8 +2,8 @@
 # SHIM_SNAPSHOT: the profile of the run so far is on disk while the program runs, every
 # snapshot and the final profile count every sample in exactly one interval
 # (check_snapshots.py), SHIM_SNAPSHOT_KEEP keeps the last N as files of their own, a
-# program killed by SIGTERM still gets its final profile, and without SHIM_SNAPSHOT
-# nothing changes.
+# program killed by SIGTERM still gets its final profile, snapshots that take more than
+# 1% of the observer's CPU say so, and without SHIM_SNAPSHOT nothing changes.
 # Usage: test_snapshot.sh SNAPSHOT_TARGET SHIMRUN PLAIN_TARGET SHIMVIEW WORKDIR
 set -u
 target=$1 shimrun=$2 plain=$3 shimview=$4 dir=$5
@@ -68,6 +68,16 @@ expect "SHIM_SNAPSHOT_KEEP=2 keeps two snapshots" sh -c '[ $(ls s.0*.json | wc -
 expect "the final profile is written as it dies" json s.json "d['snapshot']['final']"
 expect "the last two snapshots and the final profile: every sample in one interval" \
     python3 "$check" $(ls s.0*.json) s.json
+
+# ---- what a snapshot costs the observer is said where it shares the observer's CPU ----
+SHIM_SNAPSHOT=0.1 SHIM_OUTPUT=q.json "$target" 1 >out 2>err
+if [ "$(nproc)" -le 2 ]; then
+    expect "snapshots on the observer's CPU say what they take from it (a tenth of a second: more than 1%)" \
+        has err "s of the observer's CPU, [0-9.]*% of its period"
+    expect "once" sh -c '[ $(grep -c "of the observer.s CPU" err) -eq 1 ]'
+else
+    ok "skipped: $(nproc) CPUs: the snapshots are written on a CPU of their own, and cost the observer nothing to say"
+fi
 
 # ---- calling contexts (the hooks' trees) under shimrun ----
 "$shimrun" --snapshot 0.2 --snapshot-keep 100 -o c.json "$plain" 600 >out 2>err &
