@@ -26,7 +26,7 @@
  * observer's table again: the final profile holds every period, as without snapshots.
  *
  * The thread's work (allocating the next tables, adding an interval, building and writing
- * the JSON: about 3 ms for a profile of a few tags, 5 us more per tuple) goes where it
+ * the JSON: a few ms for a profile of a few tags, 5 to 10 us more per tuple) goes where it
  * disturbs nobody: on a CPU that no observer observes from or on, where the machine has
  * one; else (two CPUs) on the first observer's, as the keeper and the trace writer do,
  * where it shows as interrupted sample periods, counted in the profile, instead of
