@@ -94,6 +94,29 @@ if [ "$(grep -c "the run so far" "$F/restart.out")" -eq 2 ]; then
 else
     fail "its second block is the new run so far: $(head -c 300 "$F/restart.out")"
 fi
+# on a terminal (script(1) gives it one): the screen cleared for each block, the keys
+# read, and 'q' ends it, while the program (here: nobody) keeps the snapshot as it is
+if command -v script >/dev/null 2>&1; then
+    rm -f "$F/tty.log"
+    (
+        i=0
+        while ! grep -q "ends it" "$F/tty.log" 2>/dev/null && [ $i -lt 600 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        printf q
+    ) | script -qfec "'$SHIMVIEW' top --every 0.05 '$F/stage2.json'" "$F/tty.log" >/dev/null 2>&1
+    rc=$?
+    expect_status "top on a terminal ends with q" 0
+    if grep -q "$(printf '\033\[H\033\[2J')" "$F/tty.log"; then
+        pass "it clears the screen for its block"
+    else
+        fail "it clears the screen for its block: $(head -c 300 "$F/tty.log")"
+    fi
+    expect_in "$F/tty.log" "(q or Ctrl-C ends it)" "it says how to end it"
+else
+    pass "skipped: no script(1) to give top a terminal"
+fi
 run top --count 1 "$F/stage2.json"
 expect_status "top --count 1 on a snapshot" 0
 expect_in "$SCRATCH/out" "the run so far" "its first block is the run so far"
