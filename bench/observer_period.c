@@ -9,8 +9,10 @@
  * keeps writing the counter (busy) or does not touch it (idle). Each period is binned in
  * the same geometric histogram shim uses, so the medians are comparable.
  *
- * Usage: observer_period [--rounds N] [--ms MS] [--csv FILE]
+ * Usage: observer_period [--rounds N] [--ms MS] [--csv FILE] [--snapshot SECONDS]
  * Prints one line per condition: floor median, shim median, ratio, shim's DTE kept share.
+ * With --snapshot, each round also runs shim with SHIM_SNAPSHOT=SECONDS (rounds of --ms
+ * longer than SECONDS then hold snapshots), and a line per condition says that shim's.
  */
 #include <shim.h>
 
@@ -91,9 +93,14 @@ static double floor_round(int busy, double ms, double *mean)
     return median;
 }
 
-static double shim_round(int busy, double ms, const char *path, double *kept, double *mean)
+static double shim_round(int busy, double ms, const char *path, const char *snapshot, double *kept,
+                         double *mean)
 {
     struct shim_config cfg;
+    if (snapshot)
+        setenv("SHIM_SNAPSHOT", snapshot, 1);
+    else
+        unsetenv("SHIM_SNAPSHOT");
     shim_config_init(&cfg);
     cfg.period = 0;
     cfg.counter_slots = 1;
@@ -117,14 +124,15 @@ static double shim_round(int busy, double ms, const char *path, double *kept, do
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"rounds", "ms", "csv", NULL};
-    const char *v[] = {"5", "300", NULL};
+    static const char *const names[] = {"rounds", "ms", "csv", "snapshot", NULL};
+    const char *v[] = {"5", "300", NULL, NULL};
     int bad = bench_options(argc, argv, names, v);
     int rounds = atoi(v[0]);
     double ms = atof(v[1]);
     const char *csv = v[2];
     if (bad || rounds < 1 || rounds > 100 || ms <= 0) {
-        fprintf(stderr, "usage: %s [--rounds 1-100] [--ms MS] [--csv FILE]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--rounds 1-100] [--ms MS] [--csv FILE] [--snapshot SECONDS]\n",
+                argv[0]);
         return 2;
     }
     setenv("SHIM_QUIET", "1", 1);
@@ -153,12 +161,13 @@ int main(int argc, char **argv)
     printf("%-6s %14s %14s %7s %12s %12s %7s %9s\n", "writer", "floor median", "shim median",
            "ratio", "floor mean", "shim mean", "ratio", "DTE kept");
     for (int busy = 0; busy <= 1; busy++) {
-        double f[100], s[100], k[100], fa[100], sa[100];
+        double f[100], s[100], k[100], fa[100], sa[100], sn[100], kn[100], na[100];
         for (int r = 0; r < rounds; r++) {
             sched_setaffinity(0, sizeof one, &one); /* as shim pins it */
             f[r] = floor_round(busy, ms, &fa[r]);
             sched_setaffinity(0, sizeof allowed, &allowed);
-            s[r] = shim_round(busy, ms, path, &k[r], &sa[r]);
+            s[r] = shim_round(busy, ms, path, NULL, &k[r], &sa[r]);
+            if (v[3]) sn[r] = shim_round(busy, ms, path, v[3], &kn[r], &na[r]);
             if (r == 0) /* the first shim_start also made the block the floor reads */
                 counter_word = &shim_tls_block->counter[0];
         }
@@ -170,6 +179,14 @@ int main(int argc, char **argv)
         if (out)
             fprintf(out, "%s,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.4f\n", busy ? "busy" : "idle", fm, sm,
                     sm / fm, fam, sam, sam / fam, km);
+        if (!v[3]) continue;
+        double snm = bench_median(sn, rounds), snk = bench_median(kn, rounds),
+               sna = bench_median(na, rounds);
+        printf("%-6s %14s %14.1f %7.3f %12s %12.1f %7.3f %8.1f%%   snapshots every %s s\n",
+               busy ? "busy" : "idle", "", snm, snm / fm, "", sna, sna / fam, 100 * snk, v[3]);
+        if (out)
+            fprintf(out, "%s+snapshot,%.1f,%.1f,%.4f,%.1f,%.1f,%.4f,%.4f\n", busy ? "busy" : "idle",
+                    fm, snm, snm / fm, fam, sna, sna / fam, snk);
     }
     if (out) fclose(out);
     return 0;

@@ -6,7 +6,7 @@
 # tools' options: `shimview <TAB>` offers the commands, `shimview CMD -<TAB>` that
 # command's options, and after an option that takes a value, its values where they are
 # a fixed list (export's formats, report's tables, each table's sort keys as its help
-# names them), else files;
+# names them, top's views), else files;
 # profiles (*.json) and files elsewhere. `shimrun` completes its own options, then the
 # program to run and, through bash-completion where it is loaded, that program's own
 # arguments. Needs bash only; bash-completion's helpers are used when present.
@@ -67,6 +67,14 @@ _shimview()
     -s | --sort) # the help's "(keys: a, b, c)"
         COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null |
             sed -n 's/.*(keys: \([a-z, ]*\)).*/\1/p' | tr -d ,)" -- "$cur"))
+        return
+        ;;
+    -b | --by)
+        COMPREPLY=($(compgen -W "tags functions contexts" -- "$cur"))
+        return
+        ;;
+    --since)
+        COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
         return
         ;;
     -o | --output | -t | --trace)

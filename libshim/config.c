@@ -449,6 +449,25 @@ static int var_observers(struct shim_settings *s, const char *v)
     return 0;
 }
 
+/* SHIM_SNAPSHOT: seconds between snapshots of the profile (snapshot.c), 0 or off: none. */
+static int var_snapshot(struct shim_settings *s, const char *v)
+{
+    if (!strcmp(v, "off")) return s->snapshot = 0, 0;
+    double x;
+    if (parse_double(v, 0, SHIM_MAX_SNAPSHOT, &x, NULL) != 0 || (x > 0 && x < SHIM_MIN_SNAPSHOT))
+        return -1;
+    s->snapshot = x;
+    return 0;
+}
+
+static int var_snapshot_keep(struct shim_settings *s, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, SHIM_MAX_SNAPSHOT_KEEP, &n) != 0) return -1;
+    s->snapshot_keep = (unsigned)n;
+    return 0;
+}
+
 static const char *const thread_id_modes[] = {
     [THREAD_ID_AUTO] = "auto", [THREAD_ID_BPF] = "bpf", [THREAD_ID_PINNED] = "pinned"};
 
@@ -542,6 +561,10 @@ const struct config_var config_vars[] = {
     {"SHIM_HOOKS", "tree or frames (frames: for -finstrument-functions with frame pointers)",
      var_hooks},
     {"SHIM_OBSERVERS", "auto or a number of observers from 1 to 64", var_observers},
+    {"SHIM_SNAPSHOT", "off (or 0), or seconds between snapshots from 0.1 to 86400 (1, 0.5)",
+     var_snapshot},
+    {"SHIM_SNAPSHOT_KEEP", "a whole number of snapshot files to keep, from 0 to 100000",
+     var_snapshot_keep},
     {NULL, NULL, NULL},
 };
 

@@ -52,6 +52,11 @@ enum thread_id_mode { THREAD_ID_AUTO, THREAD_ID_BPF, THREAD_ID_PINNED };
 
 #define SHIM_MAX_OBSERVERS 64
 
+/* SHIM_SNAPSHOT's limits in seconds, and SHIM_SNAPSHOT_KEEP's (snapshot.c) */
+#define SHIM_MIN_SNAPSHOT      0.1
+#define SHIM_MAX_SNAPSHOT      86400.0
+#define SHIM_MAX_SNAPSHOT_KEEP 100000u
+
 struct shim_settings {
     struct shim_config cfg; /* cfg.output points at output[] */
     char output[PATH_MAX];
@@ -80,6 +85,8 @@ struct shim_settings {
     enum sigint_mode sigint;       /* SHIM_SIGINT */
     enum thread_id_mode thread_id; /* SHIM_THREAD_ID */
     unsigned observers;            /* SHIM_OBSERVERS: 1 unless given; 0: auto */
+    double snapshot;               /* SHIM_SNAPSHOT: seconds between snapshots; 0: none */
+    unsigned snapshot_keep;        /* SHIM_SNAPSHOT_KEEP: numbered snapshot files kept */
 };
 
 /* One environment variable the configuration knows. */

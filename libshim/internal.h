@@ -67,6 +67,17 @@ struct run_rate {
     double scale;
 };
 
+/* What the profile's `snapshot` member says (SHIM_SNAPSHOT, snapshot.c): which profile of
+ * the run it is, and the run's duration at the one before. */
+struct run_snapshot_info {
+    int on; /* 0: no member */
+    int final;
+    uint64_t number, previous_ns;
+    double every;
+    double cpu_seconds; /* the snapshot thread's CPU time up to this profile */
+    unsigned keep;
+};
+
 struct shim_run {
     struct shim_settings settings;
     struct observer obs;
@@ -114,8 +125,10 @@ struct shim_run {
     /* Observers beyond the first, and the CPUs all of them observe */
     struct run_observer *extra;
     unsigned n_extra;
-    struct keeper keeper; /* grows every observer's tables while they run */
-    uint64_t samples0;    /* the first observer's periods, before the others' were added */
+    struct keeper keeper;      /* grows every observer's tables while they run */
+    struct snapshot *snapshot; /* SHIM_SNAPSHOT's thread and state (snapshot.c), or NULL */
+    struct run_snapshot_info snapshot_info; /* the profile's `snapshot` member */
+    uint64_t samples0; /* the first observer's periods, before the others' were added */
     cpu_set_t observed_cpus;
     struct unread_watch unread;            /* the program's slots that are not read (unread.c) */
     pid_t thread_tid[RUN_MAX_THREADS];     /* gettid(): the process's own namespace */
@@ -130,6 +143,10 @@ struct shim_run {
  * hold it for ever): run_lock() returns the cancel state run_unlock() restores. */
 int run_lock(void);
 void run_unlock(int cancel);
+
+/* The lock if it is free: 0 (give it back with run_unlock(*cancel)), else -1. For a
+ * thread of shim's own that shim_stop() joins while holding the lock (snapshot.c). */
+int run_trylock(int *cancel);
 
 /* The run in progress, or NULL; under the lock. */
 struct shim_run *run_current(void);

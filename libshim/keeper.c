@@ -14,7 +14,8 @@
  * -1%: the keeper sleeps KEEPER_NAP_MS when it had nothing to do (0.2% of the time) and
  * KEEPER_BUSY_MS while the tables grow. At most one tuple arrives per sample, and the
  * keeper stays two chunks (32768 tuples) ahead: a tuple that finds no room all the same
- * is counted as `other`, "behind".
+ * is counted as `other`, "behind". A snapshot that swaps an observer's tables holds the
+ * keeper off meanwhile (keeper_pause), since the keeper's table is then exchanged.
  */
 #include "libshim/keeper.h"
 
@@ -38,6 +39,7 @@ static void *keeper_main(void *arg)
                           busy = {0, KEEPER_BUSY_MS * 1000000L};
     while (!__atomic_load_n(&k->stop, __ATOMIC_ACQUIRE)) {
         int did = 0;
+        pthread_mutex_lock(&k->lock);
         for (unsigned i = 0; i < k->n_tables; i++) {
             int rc = k->table[i] ? tag_table_prepare(k->table[i]) : 0;
             if (rc < 0) {
@@ -46,6 +48,7 @@ static void *keeper_main(void *arg)
             }
             did |= rc > 0;
         }
+        pthread_mutex_unlock(&k->lock);
         nanosleep(did ? &busy : &nap, NULL);
     }
     return NULL;
@@ -55,6 +58,7 @@ int keeper_start(struct keeper *k, const cpu_set_t *cpus)
 {
     pthread_attr_t attr;
     sigset_t all, old;
+    pthread_mutex_init(&k->lock, NULL);
     pthread_attr_init(&attr);
     pthread_attr_setaffinity_np(&attr, sizeof *cpus, cpus);
     k->stop = 0;
@@ -66,6 +70,16 @@ int keeper_start(struct keeper *k, const cpu_set_t *cpus)
     if (!err) pthread_setname_np(k->thread, "shim-keeper");
     k->running = err == 0;
     return err;
+}
+
+void keeper_pause(struct keeper *k)
+{
+    pthread_mutex_lock(&k->lock);
+}
+
+void keeper_resume(struct keeper *k)
+{
+    pthread_mutex_unlock(&k->lock);
 }
 
 void keeper_stop(struct keeper *k)

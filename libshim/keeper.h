@@ -19,6 +19,9 @@ struct keeper {
     unsigned n_tables;
     int running;
     int failed; /* a table could not be grown: out of memory */
+    /* Held by the keeper while it prepares, and by whoever swaps an observer's tables
+     * (a snapshot's cut, observer/observer_cut.h) until the observer has swapped them. */
+    pthread_mutex_t lock;
     _Alignas(64) int stop;
     char pad[60];
 };
@@ -30,6 +33,11 @@ void keeper_add(struct keeper *k, struct tag_table *t);
  * interrupted sample periods, counted, rather than taking time from the program).
  * 0, or the pthread_create error. */
 int keeper_start(struct keeper *k, const cpu_set_t *cpus);
+
+/* Holds the keeper off (between two of its rounds) until keeper_resume(); valid from
+ * keeper_start() on, whether the thread started or not. */
+void keeper_pause(struct keeper *k);
+void keeper_resume(struct keeper *k);
 
 /* Stops and joins the thread (nothing if it is not running). The observers must have
  * stopped first or be stopped right after: the tables are theirs again. */

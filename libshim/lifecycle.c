@@ -29,6 +29,7 @@
 #include "libshim/internal.h"
 #include "libshim/names.h"
 #include "libshim/sidetable.h"
+#include "libshim/snapshot.h"
 #include "signals/signal_block.h"
 #include "libshim/symbols.h"
 #include "libshim/termination.h"
@@ -289,6 +290,7 @@ static int start_locked(const struct shim_config *cfg)
         return rc;
     }
     host_probe(&r->host);
+    snapshot_start(r);                 /* SHIM_SNAPSHOT: the profile so far, every few seconds */
     unread_watch_start(&r->unread, r); /* without memory: nothing said at the stop */
     snprintf(last_output, sizeof last_output, "%s", r->output_path);
     run_set_current(r);
@@ -438,6 +440,7 @@ int shim_stop(void)
         run_unlock(cancel);
         return SHIM_ENOTSTARTED;
     }
+    snapshot_stop(r); /* before the observers: a snapshot under way needs them */
     observer_request_stop(&r->obs);
     pthread_join(r->thread, NULL);
     observers_stop_extra(r);
@@ -467,6 +470,7 @@ int shim_stop(void)
         summary(r);
     }
     if (r->settings.hooks_frames) cct_use_frames(0);
+    snapshot_free(r);
     unread_watch_free(&r->unread);
     observer_free(&r->obs);
     observers_free_extra(r);

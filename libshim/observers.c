@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "libshim/internal.h"
+#include "libshim/snapshot.h"
 #include "signals/signal_block.h"
 #include "libshim/thread_identity.h"
 #include "libshim/threads.h"
@@ -233,6 +234,7 @@ void observers_stop_extra(struct shim_run *r)
     for (unsigned k = 0; k < r->n_extra; k++)
         pthread_join(r->extra[k].thread, NULL);
     keeper_stop(&r->keeper);
+    snapshot_fold(r); /* SHIM_SNAPSHOT: each observer's tables become its whole run's again */
     if (r->keeper.failed)
         fprintf(stderr, "shim: out of memory growing the tag table: tuples that did not fit are "
                         "counted in other\n");

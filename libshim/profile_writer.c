@@ -607,6 +607,13 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
                       jint(r->trace.records), "dropped_full", jint(r->trace.dropped_full),
                       "dropped_limit", jint(r->trace.dropped_limit), "max_bytes",
                       jint(r->trace.max_bytes), "record_words", (int)r->trace.ring.words));
+    const struct run_snapshot_info *si = &r->snapshot_info; /* SHIM_SNAPSHOT (snapshot.c) */
+    if (root && si->on)
+        json_object_set_new(root, "snapshot",
+                            json_pack("{s:o, s:f, s:i, s:b, s:o, s:f}", "number", jint(si->number),
+                                      "every_seconds", si->every, "keep", (int)si->keep, "final",
+                                      si->final, "previous_duration_ns", jint(si->previous_ns),
+                                      "cpu_seconds", si->cpu_seconds));
     const struct probe_by *by = &o->plan.by;
     if (root && by->buckets)
         json_object_set_new(root, "by",

@@ -34,6 +34,14 @@ int run_lock(void)
     return cancel;
 }
 
+int run_trylock(int *cancel)
+{
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel);
+    if (pthread_mutex_trylock(&lock) == 0) return 0;
+    pthread_setcancelstate(*cancel, NULL);
+    return -1;
+}
+
 void run_unlock(int cancel)
 {
     pthread_mutex_unlock(&lock);

@@ -55,6 +55,8 @@ static const struct option_map {
     {"quiet", NULL, 'q', "SHIM_QUIET", "no summary line at exit"},
     {"children", NULL, 0, "SHIM_AUTOSTART_CHILDREN", "observe the programs it starts too"},
     {"sigint", NULL, 0, "SHIM_SIGINT", "write the profile on SIGINT (Ctrl-C) too"},
+    {"snapshot", "SECONDS", 0, "SHIM_SNAPSHOT", "also write the profile so far every SECONDS"},
+    {"snapshot-keep", "N", 0, "SHIM_SNAPSHOT_KEEP", "keep the last N snapshots as files too"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

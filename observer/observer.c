@@ -25,6 +25,7 @@
 
 #include "signals/cct.h"
 #include "observer/dte.h"
+#include "observer/observer_cut.h"
 #include "observer/tsc.h"
 
 /* One sample as read is a run of `stride` words: the start and end markers, whether the
@@ -440,7 +441,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int other = tag_table_is_other(&o->tags, e);
     unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
     o->totals.other += (uint64_t)other;
-    entry_count(&o->tags, e, d_start, o->totals.total, prev[SAMPLE_CS]);
+    entry_count(&o->tags, e, d_start, o->totals.total - o->cut_total, prev[SAMPLE_CS]);
     /* rare: no rate across threads, nor across a thread's block changing hands (a thread
      * that has given its block back reads 0s) */
     if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
@@ -518,8 +519,8 @@ static int path_settle(struct observer *o, int final)
     case PATH_RESOLVED: {
         struct tag_entry *e = tag_table_lookup(&o->paths, key);
         o->path_totals.resolved++;
-        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS], o->path_totals.resolved,
-                    prev[SAMPLE_CS]);
+        entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS],
+                    o->path_totals.resolved - o->cut_resolved, prev[SAMPLE_CS]);
         if (w[0] & TRACE_KEPT) {
             e->kept++;
             record_rates(o, &o->paths, e, prev, cur, 0, 0,
@@ -633,6 +634,8 @@ static void aggregate(struct observer *o, unsigned n, int busy_first, uint64_t *
 {
     tag_table_adopt(&o->tags); /* an index the keeper prepared: a batch boundary is the time */
     if (o->pending) tag_table_adopt(&o->paths);
+    if (handover_pending(&o->cut)) /* a snapshot: new tables from here on */
+        observer_cut_take(o, sample_at(o, 0)[SAMPLE_CS]);
     for (unsigned i = 1; i < n; i++)
         record_period(o, sample_at(o, i - 1), sample_at(o, i), i == 1 && busy_first, last_kept);
     if (n > 1) memcpy(sample_at(o, 0), sample_at(o, n - 1), o->stride * sizeof *o->batch);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "observer/chain_store.h"
+#include "observer/handover.h"
 #include "formats/trace.h"
 #include "observer/loghist.h"
 #include "observer/probe_plan.h"
@@ -118,6 +119,11 @@ struct observer {
      * before the observer runs; trace_rate holds the period's rates meanwhile. */
     struct trace_ring *trace;
     double trace_rate[PROBE_MAX_RATES];
+    /* Cuts (observer_cut.h): a record offered here is taken at the next batch boundary;
+     * the totals at the last cut, for whether an entry of the new tables earned a detail
+     * record (tag_table_wants_detail counts the samples since the cut). */
+    struct handover cut;
+    uint64_t cut_total, cut_resolved;
     /* Written once by the coordinator, read by the loop: its own cache line. */
     _Alignas(64) uint64_t stop;
     char pad[56];

@@ -4,9 +4,10 @@
  *
  * Who touches what: the observer inserts (tag_table_insert) and adopts indexes
  * (tag_table_adopt_index); the keeper prepares chunks and indexes (tag_table_prepare)
- * and frees retired indexes. They share only n_entries (observer → keeper), chunks_ready,
- * next_index/next_mask/next_n (keeper → observer) and retired (observer → keeper), each
- * published with a release store and read with an acquire load.
+ * and frees retired indexes. They share only n_entries (observer → keeper), chunks_ready
+ * and next_mask/next_n (keeper → observer), each published with a release store and read
+ * with an acquire load, and the indexes themselves, handed over through index_swap
+ * (observer/handover.h).
  */
 #include "observer/tag_table.h"
 
@@ -157,8 +158,9 @@ void tag_table_free(struct tag_table *t)
         free(t->chunk[i]);
     free(t->other);
     free(t->index);
-    free(t->next_index);
-    free(t->retired);
+    void *offered = t->index_swap.next;
+    if (offered != HANDOVER_TAKEN) free(offered);
+    free(t->index_swap.back);
     memset(t, 0, sizeof *t);
 }
 
@@ -240,8 +242,8 @@ struct tag_entry *tag_table_insert(struct tag_table *t, const uint64_t *key)
 
 void tag_table_adopt_index(struct tag_table *t)
 {
-    uint32_t *next = t->next_index, mask = t->next_mask;
-    if (__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE)) return; /* the last one is not freed */
+    uint32_t *next = handover_take(&t->index_swap), mask = t->next_mask;
+    if (!next) return;                                  /* the last one is not freed yet */
     for (uint32_t e = t->next_n; e < t->n_entries; e++) /* tuples after the keeper's snapshot */
         index_put(next, mask, tag_table_key(t, e), t->key_words, e);
     uint32_t *old = t->index;
@@ -249,8 +251,7 @@ void tag_table_adopt_index(struct tag_table *t)
     t->index = next;
     __atomic_store_n(&t->index_mask, mask, __ATOMIC_RELAXED); /* the keeper reads it */
     t->index_used = t->n_entries;
-    __atomic_store_n(&t->retired, old, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->next_index, NULL, __ATOMIC_RELEASE);
+    handover_return(&t->index_swap, old);
 }
 
 /* A new index of `size` slots holding entries [0, n): NULL out of memory. */
@@ -266,11 +267,10 @@ static uint32_t *index_build(const struct tag_table *t, uint32_t size, uint32_t 
 int tag_table_prepare(struct tag_table *t)
 {
     int did = 0;
-    uint32_t *old = __atomic_load_n(&t->retired, __ATOMIC_ACQUIRE);
+    uint32_t *old = handover_reclaim(&t->index_swap);
     if (old) {
         free(old);
         t->bytes -= t->retired_bytes;
-        __atomic_store_n(&t->retired, NULL, __ATOMIC_RELEASE);
         did = 1;
     }
     uint32_t n = __atomic_load_n(&t->n_entries, __ATOMIC_ACQUIRE);
@@ -288,18 +288,18 @@ int tag_table_prepare(struct tag_table *t)
     }
     /* The index: a new one is needed once it holds INDEX_PREPARE of its size; n says how
      * many it holds closely enough (the index holds every entry but those waiting for an
-     * adoption, and none wait while next_index is NULL). The observer writes index_mask
-     * before it publishes `retired`, which was NULL when this call read it above. */
+     * adoption, and none wait while the hand-over is idle). The observer writes
+     * index_mask before it hands the old index back, and the hand-over is idle only
+     * once that was reclaimed. */
     uint32_t size = __atomic_load_n(&t->index_mask, __ATOMIC_RELAXED) + 1;
-    if (!__atomic_load_n(&t->next_index, __ATOMIC_ACQUIRE) &&
-        !__atomic_load_n(&t->retired, __ATOMIC_ACQUIRE) && n >= INDEX_PREPARE(size) &&
+    if (handover_idle(&t->index_swap) && n >= INDEX_PREPARE(size) &&
         INDEX_LIMIT(size) < t->max_entries) {
         uint32_t *index = index_build(t, size * 2, n);
         if (!index) return -1;
         t->bytes += (size_t)size * 2 * sizeof *index;
         t->next_mask = size * 2 - 1;
         t->next_n = n;
-        __atomic_store_n(&t->next_index, index, __ATOMIC_RELEASE);
+        handover_offer(&t->index_swap, index); /* idle: accepted */
         did = 1;
     }
     return did;

@@ -38,9 +38,10 @@
  * published so far (a key never changes once its entry is published). The observer
  * adopts a prepared index at a batch boundary (tag_table_adopt), inserting itself the
  * few tuples that came after the keeper's snapshot, and leaves the old one for the keeper
- * to free. The observer never allocates, locks or makes a system call for this. A tuple
- * that finds no room goes to the `other` entry and is counted by its reason: the store
- * reached `max_entries` (SHIM_MAX_TAGS), or the keeper had not prepared room in time.
+ * to free: observer/handover.h's hand-over, the one snapshots swap whole tables by. The observer
+ * never allocates, locks or makes a system call for this. A tuple that finds no room goes to the
+ * `other` entry and is counted by its reason: the store reached `max_entries` (SHIM_MAX_TAGS), or
+ * the keeper had not prepared room in time.
  *
  * Lookups go through a one-entry cache: a program usually stays in a tuple for many
  * samples, so the common case is a compare of a few words.
@@ -52,6 +53,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "observer/handover.h"
 #include "observer/histogram.h"
 
 /* Entries per chunk, and the most chunks a table can have (2^24 entries). */
@@ -144,13 +146,12 @@ struct tag_table {
     uint64_t batch_origin, batch_clock;
     uint32_t batch_level;
     uint64_t batch_samples[TAG_BATCHES];
-    /* Written by the keeper, read by the observer: chunks ready, and a prepared index
-     * holding the entries below next_n (NULL: none). The observer hands the old index
-     * back through `retired`. */
+    /* Written by the keeper, read by the observer: chunks ready, and a larger index
+     * offered through index_swap (observer/handover.h), which holds the entries below
+     * next_n; the observer hands the old one back through it. */
     _Alignas(64) uint32_t chunks_ready;
-    uint32_t *next_index;
+    struct handover index_swap;
     uint32_t next_mask, next_n;
-    uint32_t *retired;
     size_t retired_bytes;
     char pad[24];
 };
@@ -182,7 +183,7 @@ int tag_table_prepare(struct tag_table *t);
 void tag_table_adopt_index(struct tag_table *t);
 static inline void tag_table_adopt(struct tag_table *t)
 {
-    if (__atomic_load_n(&t->next_index, __ATOMIC_ACQUIRE)) tag_table_adopt_index(t);
+    if (handover_pending(&t->index_swap)) tag_table_adopt_index(t);
 }
 
 /* Adds every entry of src (same shape, same batch origin) to dst's entry of the same

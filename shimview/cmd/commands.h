@@ -123,6 +123,11 @@ int timeline_main(int argc, char **argv);
 extern const char export_usage[];
 int export_main(int argc, char **argv);
 
+/* ---- top.c ---- */
+
+extern const char top_usage[];
+int top_main(int argc, char **argv);
+
 /* ---- functions.c ---- */
 
 extern const char functions_usage[], contexts_usage[];

@@ -9,6 +9,7 @@
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/intervals.h"
+#include "shimview/analysis/between.h"
 #include "shimview/export/export.h"
 #include "shimview/base/output.h"
 #include "shimview/render/plot.h"
@@ -51,6 +52,10 @@ const char export_usage[] =
     "                        any of them)\n"
     "      --ignore FUNCTION pprof, folded: leave out the stacks that hold FUNCTION\n"
     "                        (again: any of them)\n"
+    "      --since EARLIER   pprof, folded: only the samples since EARLIER, an earlier\n"
+    "                        profile of the same run (SHIM_SNAPSHOT): the interval\n"
+    "                        between the two, for fleet profilers (pprof's labels say\n"
+    "                        program, host, pid and the interval)\n"
     "  -h, --help            print this help\n";
 
 struct format {
@@ -84,6 +89,7 @@ static int parse_options(int argc, char **argv, struct export_options *o,
         {"trace", required_argument, NULL, 't'},
         {"max-events", required_argument, NULL, 'M'},
         {"value", required_argument, NULL, 'V'},
+        {"since", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -118,6 +124,10 @@ static int parse_options(int argc, char **argv, struct export_options *o,
             o->value_time = strcmp(optarg, "time") == 0;
             has_value = 1;
             break;
+        case 'S':
+            if (!optarg[0]) return usage_error("export", "--since needs a profile");
+            o->since = optarg;
+            break;
         case 'h':
             fputs(export_usage, stdout);
             return -1;
@@ -135,6 +145,8 @@ static int parse_options(int argc, char **argv, struct export_options *o,
         return usage_error("export", "--value applies to --format folded only");
     if (has_max && strcmp(o->format, "perfetto") != 0)
         return usage_error("export", "--max-events applies to --format perfetto only");
+    if (o->since && fmt->needs_trace)
+        return usage_error("export", "--since applies to pprof and folded, which read the tags");
     if (o->trace && !fmt->needs_trace)
         return usage_error("export", "--trace applies to perfetto and csv, which read the trace");
     if (filter_given(filter) && fmt->needs_trace)
@@ -177,6 +189,22 @@ static int write_output(const struct format *fmt, const struct export_ctx *x)
     return rc;
 }
 
+/* --since: p becomes the profile of the interval since the profile at path. 0, or
+ * EXIT_FILE_ERROR after a message. */
+static int subtract_since(struct profile *p, const char *path)
+{
+    char err[1024];
+    struct profile *before = profile_load(path, err, sizeof err);
+    if (!before) {
+        fprintf(stderr, "shimview: %s\n", err);
+        return EXIT_FILE_ERROR;
+    }
+    int rc = interval_subtract(p, before, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "shimview export: --since: %s\n", err);
+    profile_free(before);
+    return rc ? EXIT_FILE_ERROR : 0;
+}
+
 int export_main(int argc, char **argv)
 {
     struct export_options o = {0};
@@ -195,6 +223,9 @@ int export_main(int argc, char **argv)
     } else if (!(p = profile_open(o.file, err, sizeof err))) {
         fprintf(stderr, "shimview: %s\n", err);
         return EXIT_FILE_ERROR;
+    } else if (o.since && (rc = subtract_since(p, o.since)) != 0) {
+        profile_free(p);
+        return rc;
     } else if (!(x.slot_frame = export_slot_frames(p))) {
         fprintf(stderr, "shimview: out of memory\n");
         profile_free(p);

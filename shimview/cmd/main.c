@@ -43,6 +43,8 @@ static const struct command commands[] = {
      timeline_usage, timeline_main},
     {"export", "write the trace or the tag stacks as perfetto, pprof, folded or csv", export_usage,
      export_main},
+    {"top", "what a running program does now, from the profile its snapshots rewrite", top_usage,
+     top_main},
     {"functions", "per function: exclusive and inclusive samples and rates (calling context)",
      functions_usage, functions_main},
     {"threads", "per thread: samples, shares and rates; other processes and idle", threads_usage,

@@ -20,8 +20,9 @@
 
 struct export_options {
     const char *format, *output, *trace, *file;
-    int value_time;  /* folded: TSC cycles instead of samples */
-    long max_events; /* perfetto: counter events per rate at most (0: no limit) */
+    const char *since; /* pprof, folded: the interval since this earlier profile of the run */
+    int value_time;    /* folded: TSC cycles instead of samples */
+    long max_events;   /* perfetto: counter events per rate at most (0: no limit) */
 };
 
 struct export_ctx {

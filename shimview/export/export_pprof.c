@@ -14,8 +14,11 @@
  * Mapping for the module (file name, build id, functions already named), so pprof's
  * views show functions as they show those of any native profile. Each sample has two
  * values, `samples/count` and `time/nanoseconds` (the entry's TSC cycles at the profile's
- * calibrated frequency), and a `thread` label with the thread word, which keeps tuples
- * seen in two threads apart.
+ * calibrated frequency), and labels: `thread`, the thread word, which keeps tuples seen
+ * in two threads apart, then what a fleet profiler files the profile under and when
+ * (docs/long-running.md): `program` and `host` (strings), `pid`, and `interval_start`
+ * and `interval_end` (Unix time in nanoseconds: the run's span, or with `--since` the
+ * interval between two snapshots, which the profile's time and duration give too).
  *
  * The message is built in memory with the structs protobuf-c generates from pprof.proto
  * (this directory; only the fields written here), packed by protobuf-c and compressed
@@ -36,6 +39,11 @@
 #include <string.h>
 #include <zlib.h>
 
+/* Labels on every sample: thread, program, host, pid, interval_start, interval_end. */
+enum { LABEL_THREAD, LABEL_PROGRAM, LABEL_HOST, LABEL_PID, LABEL_START, LABEL_END, SAMPLE_LABELS };
+static const char *const label_names[SAMPLE_LABELS] = {"thread", "program",        "host",
+                                                       "pid",    "interval_start", "interval_end"};
+
 struct builder {
     const struct export_ctx *x;
     char **strings;
@@ -53,7 +61,8 @@ struct builder {
     uint64_t *module_mapping; /* per module: its mapping id, or 0 */
     size_t nsamples;
     Pprof__Sample *samples, **sample_ptrs;
-    Pprof__Label *labels, **label_ptrs;
+    Pprof__Label *labels, **label_ptrs; /* SAMPLE_LABELS per sample */
+    int64_t label_key[SAMPLE_LABELS], program, host, nanoseconds;
     uint64_t *location_ids;
     int64_t *values;
     int failed;
@@ -171,12 +180,22 @@ static void add_sample(struct builder *b, const struct profile_tag *t,
     s->value = &b->values[2 * k];
     s->value[0] = (int64_t)t->samples;
     s->value[1] = (int64_t)llround((double)t->cycles / x->p->machine.tsc_hz * 1e9);
-    pprof__label__init(&b->labels[k]);
-    b->labels[k].key = intern(b, "thread");
-    b->labels[k].num = (int64_t)t->thread;
-    b->label_ptrs[k] = &b->labels[k];
-    s->n_label = 1;
-    s->label = &b->label_ptrs[k];
+    Pprof__Label *l = &b->labels[k * SAMPLE_LABELS];
+    for (size_t i = 0; i < SAMPLE_LABELS; i++) {
+        pprof__label__init(&l[i]);
+        l[i].key = b->label_key[i];
+        b->label_ptrs[k * SAMPLE_LABELS + i] = &l[i];
+    }
+    const struct profile_run *run = &x->p->run;
+    l[LABEL_THREAD].num = (int64_t)t->thread;
+    l[LABEL_PROGRAM].str = b->program;
+    l[LABEL_HOST].str = b->host;
+    l[LABEL_PID].num = (int64_t)x->p->program.pid;
+    l[LABEL_START].num = (int64_t)run->start_unix_ns;
+    l[LABEL_END].num = (int64_t)(run->start_unix_ns + run->duration_ns);
+    l[LABEL_START].num_unit = l[LABEL_END].num_unit = b->nanoseconds;
+    s->n_label = SAMPLE_LABELS;
+    s->label = &b->label_ptrs[k * SAMPLE_LABELS];
     b->sample_ptrs[k] = s;
 }
 
@@ -198,8 +217,8 @@ static int builder_alloc(struct builder *b, size_t entries, size_t frames)
     b->module_mapping = calloc(p->nmodules + 1, sizeof *b->module_mapping);
     b->samples = calloc(entries, sizeof *b->samples);
     b->sample_ptrs = calloc(entries, sizeof *b->sample_ptrs);
-    b->labels = calloc(entries, sizeof *b->labels);
-    b->label_ptrs = calloc(entries, sizeof *b->label_ptrs);
+    b->labels = calloc(entries * SAMPLE_LABELS, sizeof *b->labels);
+    b->label_ptrs = calloc(entries * SAMPLE_LABELS, sizeof *b->label_ptrs);
     b->values = calloc(2 * entries, sizeof *b->values);
     return b->functions && b->function_ptrs && b->locations && b->location_ptrs && b->lines &&
                    b->line_ptrs && b->fn_of && b->location_ids && b->fn_location && b->mappings &&
@@ -235,7 +254,8 @@ static void builder_free(struct builder *b)
     free(b->values);
 }
 
-/* The comment lines pprof shows with the profile: whose run, and how to read a stack. */
+/* The comment lines pprof shows with the profile: whose run, how to read a stack, and
+ * which span of it the samples are. */
 static void comments(struct builder *b, int64_t *out)
 {
     const struct profile *p = b->x->p;
@@ -265,6 +285,15 @@ static void comments(struct builder *b, int64_t *out)
     if (n >= 0) out[1] = intern(b, text);
     free(text);
     free(slots);
+    text = NULL;
+    const struct profile_run *run = &p->run;
+    if (asprintf(&text,
+                 "samples from %" PRIu64 " to %" PRIu64 " ns since the Unix epoch (%.3f s) on %s%s",
+                 run->start_unix_ns, run->start_unix_ns + run->duration_ns,
+                 (double)run->duration_ns * 1e-9, p->machine.hostname ? p->machine.hostname : "?",
+                 b->x->o->since ? ", the interval since the profile --since named" : "") >= 0)
+        out[2] = intern(b, text);
+    free(text);
 }
 
 /* Pack the profile and gzip it into f. 0, or -1 if memory ran out. */
@@ -321,12 +350,12 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     size_t entries = p->ntags + 1;
     Pprof__ValueType types[2], period_type, *type_ptrs[2] = {&types[0], &types[1]};
     Pprof__Profile prof;
-    int64_t comment[2] = {0, 0};
+    int64_t comment[3] = {0, 0, 0};
     int rc = -1;
     long frames = count_frames(x, &st);
     if (frames < 0 || builder_alloc(&b, entries, (size_t)frames)) goto done;
     /* at most a string per frame, two per entry (its thread and a comment), two per module
-     * and one per function */
+     * and one per function, and the labels' */
     size_t strings = (size_t)frames + 2 * entries + 2 * p->nmodules + p->nfunctions + 64;
     for (b.mask = 1023; b.mask / 2 < strings;)
         b.mask = 2 * b.mask + 1;
@@ -338,6 +367,11 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     types[0].unit = intern(&b, "count");
     types[1].type = intern(&b, "time");
     types[1].unit = intern(&b, "nanoseconds");
+    for (size_t i = 0; i < SAMPLE_LABELS; i++)
+        b.label_key[i] = intern(&b, label_names[i]);
+    b.program = intern(&b, p->program.name ? p->program.name : "");
+    b.host = intern(&b, p->machine.hostname ? p->machine.hostname : "");
+    b.nanoseconds = intern(&b, "nanoseconds");
     pprof__value_type__init(&period_type);
     period_type.type = types[1].type;
     period_type.unit = types[1].unit;
@@ -368,7 +402,7 @@ int export_pprof(FILE *f, const struct export_ctx *x)
     prof.period_type = &period_type;
     if (p->period.has_summary)
         prof.period = (int64_t)llround(p->period.mean / p->machine.tsc_hz * 1e9);
-    prof.n_comment = 2;
+    prof.n_comment = 3;
     prof.comment = comment;
     rc = write_gzipped(f, &prof);
 done:

@@ -338,14 +338,14 @@ static void an_index_not_adopted_stops_at_seven_eighths(void **state)
         key_of(j, k);
         assert_false(tag_table_is_other(&t, tag_table_insert(&t, k)));
     }
-    assert_non_null(t.next_index); /* prepared, waiting for a batch boundary */
+    assert_true(handover_pending(&t.index_swap)); /* prepared, waiting for a batch boundary */
     assert_true(t.next_n < limit);
     key_of(j, k);
     assert_true(tag_table_is_other(&t, tag_table_insert(&t, k)));
     assert_int_equal(t.why, TAG_OTHER_BEHIND);
     assert_int_equal(t.n_entries, limit);
     tag_table_adopt(&t);
-    assert_null(t.next_index);
+    assert_false(handover_pending(&t.index_swap));
     assert_int_equal(t.index_mask + 1, 2 * size);
     assert_ptr_equal(tag_table_insert(&t, k), tag_table_entry(&t, limit));
     for (uint64_t i = 0; i <= limit; i++) {
@@ -354,9 +354,9 @@ static void an_index_not_adopted_stops_at_seven_eighths(void **state)
         assert_ptr_equal(tag_table_lookup(&t, k), tag_table_entry(&t, (uint32_t)i));
     }
     /* the observer handed the old index back; the keeper frees it on its next round */
-    assert_non_null(t.retired);
+    assert_non_null(t.index_swap.back);
     assert_int_equal(tag_table_prepare(&t), 1);
-    assert_null(t.retired);
+    assert_null(t.index_swap.back);
     tag_table_free(&t);
 }
 
