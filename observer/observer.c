@@ -389,14 +389,15 @@ static void track_span(struct observer *o, const uint64_t *prev, const uint64_t 
     o->span_clean = same; /* prev and cur read one tuple (account_period compared them) */
 }
 
-/* A sample into entry e of table t at TSC `start`: counted (`other`'s by the reason it
- * went there) and in its time batch, and given a detail record once it has earned one. */
+/* A sample into entry e of table t at time `clock` (tag_table_clock): counted (`other`'s by
+ * the reason it went there) and in its time batch, and given a detail record once it has
+ * earned one. */
 static inline void entry_count(struct tag_table *t, struct tag_entry *e, uint64_t cycles,
-                               uint64_t total, uint64_t start)
+                               uint64_t total, uint64_t clock)
 {
     e->samples++;
     e->cycles += cycles;
-    tag_table_count_batch(t, e, tag_table_clock(t, start));
+    tag_table_count_batch(t, e, clock);
     if (tag_table_is_other(t, e))
         t->other_why[t->why]++;
     else if (tag_table_wants_detail(t, e, total))
@@ -441,7 +442,8 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
     int other = tag_table_is_other(&o->tags, e);
     unsigned flags = TRACE_ATTRIBUTED | (other ? TRACE_OTHER : 0);
     o->totals.other += (uint64_t)other;
-    entry_count(&o->tags, e, d_start, o->totals.total - o->cut_total, prev[SAMPLE_CS]);
+    uint64_t clock = tag_table_clock(&o->tags, prev[SAMPLE_CS]); /* the period's time */
+    entry_count(&o->tags, e, d_start, o->totals.total - o->cut_total, clock);
     /* rare: no rate across threads, nor across a thread's block changing hands (a thread
      * that has given its block back reads 0s) */
     if (cur[o->key_offset] != key[0] || cur[o->block_offset] != prev[o->block_offset]) {
@@ -460,8 +462,7 @@ static inline unsigned account_period(struct observer *o, const uint64_t *prev, 
         return flags | TRACE_RATED;
     o->totals.kept++;
     e->kept++;
-    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL,
-                 tag_table_clock(&o->tags, prev[SAMPLE_CS]));
+    record_rates(o, &o->tags, e, prev, cur, 0, o->trace != NULL, clock);
     if (*last_kept) loghist_add(&o->gap, (double)(cur[SAMPLE_CS] - *last_kept));
     *last_kept = cur[SAMPLE_CS];
     return flags | TRACE_RATED | TRACE_KEPT;
@@ -519,12 +520,12 @@ static int path_settle(struct observer *o, int final)
     case PATH_RESOLVED: {
         struct tag_entry *e = tag_table_lookup(&o->paths, key);
         o->path_totals.resolved++;
+        uint64_t clock = tag_table_clock(&o->paths, prev[SAMPLE_CS]);
         entry_count(&o->paths, e, cur[SAMPLE_CS] - prev[SAMPLE_CS],
-                    o->path_totals.resolved - o->cut_resolved, prev[SAMPLE_CS]);
+                    o->path_totals.resolved - o->cut_resolved, clock);
         if (w[0] & TRACE_KEPT) {
             e->kept++;
-            record_rates(o, &o->paths, e, prev, cur, 0, 0,
-                         tag_table_clock(&o->paths, prev[SAMPLE_CS]));
+            record_rates(o, &o->paths, e, prev, cur, 0, 0, clock);
         }
         break;
     }

@@ -249,9 +249,10 @@ static int name_ids(const char *const *names, const int *keys, size_t n, size_t 
 }
 
 /* The n named entries nt put side by side by name and thread group, in file order within
- * each (a stable counting sort by name_ids' id); *nf: how many names. 0, or -1. */
-static int group_by_name(struct named_tag *nt, size_t n, size_t *nf)
+ * each (a stable counting sort by name_ids' id). 0, or -1. */
+static int group_by_name(struct named_tag *nt, size_t n)
 {
+    size_t nf = 0;
     const char **names = calloc(n ? n : 1, sizeof *names);
     int *keys = malloc((n ? n : 1) * sizeof *keys);
     size_t *ids = malloc((n ? n : 1) * sizeof *ids), *at = NULL;
@@ -261,12 +262,12 @@ static int group_by_name(struct named_tag *nt, size_t n, size_t *nf)
         names[i] = nt[i].name;
         keys[i] = (int)nt[i].group;
     }
-    if (rc == 0) rc = name_ids(names, keys, n, ids, nf);
-    if (rc == 0 && !(at = calloc(*nf + 1, sizeof *at))) rc = -1;
+    if (rc == 0) rc = name_ids(names, keys, n, ids, &nf);
+    if (rc == 0 && !(at = calloc(nf + 1, sizeof *at))) rc = -1;
     if (rc == 0) {
         for (size_t i = 0; i < n; i++) /* at[id + 1]: entries of id; then where id starts */
             at[ids[i] + 1]++;
-        for (size_t id = 0; id < *nf; id++)
+        for (size_t id = 0; id < nf; id++)
             at[id + 1] += at[id];
         for (size_t i = 0; i < n; i++)
             sorted[at[ids[i]]++] = nt[i];
@@ -285,10 +286,9 @@ int match_fold(const struct profile *p, struct profile *view, char ***names)
     size_t n = 0, nf = 0;
     struct named_tag *nt = named_tags_unranked(p, &n);
     struct folded_entry *f = nt ? calloc(n ? n : 1, sizeof *f) : NULL;
-    size_t names_seen = 0;
     /* The group is part of the key, so a tag of the program that happens to be named
      * like a group row is never folded into it. */
-    int rc = f ? group_by_name(nt, n, &names_seen) : -1;
+    int rc = f ? group_by_name(nt, n) : -1;
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t k = 1;
         enum thread_group g = nt[i].group;

@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- what report.c needs from base/usage.c ----
  *
- * report.c's option parsing (and paths.c's list of close names) calls these; the target prints loaded profiles and never
- * parses a command line, so reaching one is a bug in the target. */
+ * report.c's option parsing (and paths.c's list of close names) calls these; the target prints
+ * loaded profiles and never parses a command line, so reaching one is a bug in the target. */
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
