@@ -278,20 +278,28 @@ def check_html(p, path):
 
 
 def check_truth(path, factor):
+    """Y counts factor times what X counts, in every period. The observer reads the two
+    words one after the other, so at each read one increment of X may be in flight: a
+    bucket of n periods and c cycles whose X rate is in [lo, hi) counts between lo*c - n
+    and hi*c + n of X, and Y's sum lies between factor times those (to 2%)."""
     rows = list(csv.DictReader(open(path, encoding="utf-8", newline="")))
     keys = list(rows[0].keys()) if rows else []
-    lo, hi, y = keys[2], keys[3], keys[5]
+    lo, hi = keys[2], keys[3]
     checked, bad = 0, []
     for r in rows:
-        if not r[lo] or not r[hi] or int(r["periods"]) < 100:
+        n = int(r["periods"])
+        if not r[lo] or not r[hi] or n < 100:
             continue
         checked += 1
-        v, a, b = float(r[y]), float(r[lo]), float(r[hi])
-        if not factor * a * 0.98 <= v <= factor * b * 1.02:
-            bad.append("%s [%g, %g): %g" % (r["name"], a, b, v))
+        a, b, c = float(r[lo]), float(r[hi]), float(r["sum_b"])
+        y = float(r["sum_a"])
+        least, most = factor * (a * c - n), factor * (b * c + n)
+        if not least * 0.98 <= y <= most * 1.02:
+            bad.append("%s [%g, %g): %d periods, %g cycles, Y %g outside [%g, %g]"
+                       % (r["name"], a, b, n, c, y, least, most))
     report(checked > 0 and not bad,
-           "truth: in every bucket with 100 periods or more, Y is %g times an X inside it (%d buckets)"
-           % (factor, checked), "; ".join(bad[:4]) or "no bucket checked")
+           "truth: in every bucket with 100 periods or more, Y counts %g times an X inside it "
+           "(%d buckets)" % (factor, checked), "; ".join(bad[:4]) or "no bucket checked")
 
 
 def main(argv):
