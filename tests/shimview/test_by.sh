@@ -7,8 +7,8 @@
 # above the span, an empty bucket between full ones, buckets of fewer than 10 periods), and
 # a real one, written by shim_target under SHIM_BY, where triples counts exactly 3 times
 # loops, so Y in each bucket of X is known up to the one loop that may be in flight between
-# the observer's two reads (a long period, so that is small beside a period's loops). For each, `report`'s by table
-# and its CSV are checked cell by cell against sum_a / sum_b of the profile's slots, and the
+# the observer's two reads (a long period, so that is small beside a period's loops). For
+# each, `report`'s by table and its CSV are checked cell by cell against sum_a / sum_b of the profile's slots, and the
 # figure of `plot` (read back with xml.etree) for its title, axis labels, tag names and one
 # point per non-empty slot; `html` must hold the table and the figure. A profile without
 # `by` gets neither, and malformed `by` members are refused with one line naming the member.
