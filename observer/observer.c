@@ -174,15 +174,35 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * block's count of walkers goes up (a sequentially consistent read-modify-write) before
  * the stack bounds and the frame word are read and down after the walk: a thread that
  * gives its block back clears the bounds first, then waits for the count to be 0, so
- * no walk starts on a stack that may go, and none is still in one. The frame word and
- * the method are read before and after the innermost frame (one cache line the program
- * keeps writing): if either changed, the thread has moved on and it starts again from
- * the new frame word, up to STACKWALK_ATTEMPTS times, then counts the sample as lost.
+ * no walk starts on a stack that may go, and none is still in one. The frame and its
+ * function are read together (read_frame), before and after the innermost frame (one
+ * cache line the program keeps writing): if either changed, the thread has moved on and
+ * it starts again from the new frame word, up to STACKWALK_ATTEMPTS times, then counts
+ * the sample as lost. The sample's function is the one the walk read with the frame:
+ * the method signal the tags read a moment before may already be another's. Without a
+ * frame, a thread that publishes frames is outside its instrumented functions (function
+ * 0, the context slot's word); one that never has (code with the hooks' tree) keeps the
+ * function and context the tags read.
  * The frames outside it change only when the thread returns past them, so the rest of
  * the walk is not checked again: checking after the whole walk, several cache misses
  * long, lost a sample in six on a call-dense interpreter, and only those in functions
  * that run long, a bias.
  */
+/* The frame word and the function it is the frame of, read together: slots 10 and 11
+ * with one 16-byte load (signals/stackwalk.h, "read together"), the function being the
+ * loop word's. A frame without a function is a thread between a function and a caller
+ * that publishes none (the outermost instrumented call, entered or left): no frame.
+ * Compiler fences keep the reads where they are among the stack's. */
+static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn)
+{
+    uint64_t loop, fp;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    signal_block_load_pair(b, SHIM_SLOT_LOOP, &loop, &fp);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    *fn = SHIM_LOOP_FN(loop);
+    return *fn ? fp : 0;
+}
+
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
                              uint64_t hooks)
 {
@@ -190,18 +210,19 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
     uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
-             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST),
-             fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE), v = hooks;
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn,
+             fp = read_frame(b, &fn), v = hooks, tid = o->block_tid;
+    uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
+    if (fp) *seen = tid;
+    if (!fp && *seen == tid) *method = 0; /* a frames thread outside its functions */
     if (fp) {
         s->walks++;
         v = STACKWALK_CHAIN(CHAIN_LOST);
         if (!lo || !hi) s->no_stack++;
         for (int attempt = 0; lo && hi && attempt < STACKWALK_ATTEMPTS; attempt++) {
-            uint64_t fn = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE), next = 0,
-                     ret = 0;
+            uint64_t next = 0, ret = 0, fn2;
             int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fn2 = __atomic_load_n(&b->tag[SHIM_SLOT_METHOD], __ATOMIC_ACQUIRE),
-                     fp2 = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_ACQUIRE);
+            uint64_t fp2 = read_frame(b, &fn2);
             if (fp2 == fp && fn2 == fn) { /* the innermost frame is the sampled one's */
                 struct chain_walk_frames *w = &o->walk;
                 unsigned n = framed ? chain_walk_on(fp, next, ret, hi, w) : 0;
@@ -212,9 +233,11 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
                 break;
             }
             fp = fp2;
+            fn = fn2;
             if (!fp) { /* the thread left every function that publishes a frame */
                 s->walks--;
                 v = hooks;
+                *method = 0;
                 break;
             }
             if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
@@ -270,8 +293,17 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         }
     }
     s[o->block_offset] = (uintptr_t)b;
-    for (unsigned i = 0; i < p->n_tags; i++)
-        key[1 + i] = b ? __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED) : 0;
+    for (unsigned i = 0; i < p->n_tags; i++) {
+        unsigned slot = p->tag_slot[i];
+        if (!b) {
+            key[1 + i] = 0;
+        } else if (slot % 2 == 0 && i + 1 < p->n_tags && p->tag_slot[i + 1] == slot + 1) {
+            signal_block_load_pair(b, slot, &key[1 + i], &key[2 + i]); /* read together */
+            i++;
+        } else {
+            key[1 + i] = __atomic_load_n(&b->tag[slot], __ATOMIC_RELAXED);
+        }
+    }
     if (p->walk_tag && b)
         key[p->walk_tag] =
             walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);

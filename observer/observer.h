@@ -115,6 +115,9 @@ struct observer {
     uint64_t block_tid;
     unsigned block_index;
     const struct shim_block *block;
+    /* Per block: the thread id of its owner once the owner has published a frame (a
+     * thread that writes the frame signal; walk_context), else 0. */
+    uint64_t frames_tid[SIGNAL_BLOCK_POOL];
     /* Tracing (NULL: off): every period goes into this ring, set by the coordinator
      * before the observer runs; trace_rate holds the period's rates meanwhile. */
     struct trace_ring *trace;

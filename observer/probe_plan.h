@@ -13,7 +13,9 @@
  * ones and are read only every `slow_period` cycles, after the window, each followed by
  * an rdtscp of its own; software counters likewise (observer.c says why). Tags and the
  * thread word are read after the end marker: any value inside the period names it
- * correctly, so they need no ordering.
+ * correctly, so they need no ordering; but two slots the program writes together (2k and
+ * 2k + 1, such as the hooks' function and context) are read together, with one 16-byte
+ * load (signal_block_load_pair).
  */
 #ifndef SHIM_OBSERVER_PROBE_PLAN_H
 #define SHIM_OBSERVER_PROBE_PLAN_H

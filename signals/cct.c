@@ -390,12 +390,13 @@ HOT_INLINE void call_remember(struct cct_owner *a, uint64_t word, uint32_t cur, 
     __atomic_store_n(&c->parent, CCT_NO_NODE, __ATOMIC_RELAXED);
 }
 
+/* Slots 8 and 9 together, in one 16-byte store (signal_block_store_pair): the observer
+ * reads them with one load, so it never pairs the function with another's context. */
 HOT_INLINE void publish(const struct cct_owner *a, uint64_t fn, uint32_t node)
 {
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
-    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->tag[SHIM_SLOT_CCT], CCT_SIGNAL(a->index, node), __ATOMIC_RELAXED);
+    signal_block_store_pair(b, SHIM_SLOT_METHOD, fn, CCT_SIGNAL(a->index, node));
 }
 
 /* Slots 8 and 9 from the top of a shadow stack of depth d. */
@@ -803,14 +804,25 @@ COLD struct cct_fstack *fstack_new(void)
     return cct_fs = p;
 }
 
-/* Publishes the top pair (0, 0 when none) into the thread's block: the method first,
- * then the frame, as the pass stores them. Nothing while the thread is not observed. */
-HOT_INLINE void frames_publish(const struct cct_fstack *s, uint32_t d)
+/* Publishes the top pair (0, 0 when none) into the thread's block as the pass stores
+ * it (signals/stackwalk.h, "read together"): the method in slot 8, then the function
+ * outside its loops (SHIM_LOOP_SIGNAL(fn, 0), slot 10) and its frame (slot 11), which
+ * the walk reads with one load: entering a function (`entering`) the frame first,
+ * going back to the caller the function first, the second a release store so the
+ * compiler keeps the order. Nothing while the thread is not observed. */
+HOT_INLINE void frames_publish(const struct cct_fstack *s, uint32_t d, int entering)
 {
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
-    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], d ? s->e[d - 1].fn : 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], d ? s->e[d - 1].fp : 0, __ATOMIC_RELAXED);
+    uint64_t fn = d ? s->e[d - 1].fn : 0, fp = d ? s->e[d - 1].fp : 0;
+    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
+    if (entering) {
+        __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_SIGNAL(fn, 0), __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_SIGNAL(fn, 0), __ATOMIC_RELAXED);
+        __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELEASE);
+    }
 }
 
 HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
@@ -832,7 +844,7 @@ HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
         d++;
     }
     s->depth = d;
-    frames_publish(s, d);
+    frames_publish(s, d, 1);
 }
 
 HOT_INLINE void frames_exit(uint64_t fn, uint64_t rbp)
@@ -844,7 +856,7 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t rbp)
         d--;
     if (d && s->e[d - 1].fn == fn) d--;
     s->depth = d;
-    frames_publish(s, d);
+    frames_publish(s, d, 0);
 }
 
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)

@@ -9,15 +9,31 @@
  *                              pointer is saved, with the return address into the
  *                              caller one word above it.
  *
- * Nothing else happens per call. The observer reads the frame word and the method
- * signal, follows the chain of saved frame pointers through the thread's stack (only
- * inside the bounds the thread registered in its block, each frame strictly above the
- * one before), collecting the return addresses; it reads both words again after the
- * innermost frame and walks on only if neither changed. The method and the return
- * addresses are the
- * calling context, call sites kept apart; the observer stores each distinct chain once
- * (observer/chain_store.h) and puts its number in the tuple where slot 9 would be. The
- * profile writer turns chains into calling-context trees (libshim/walk_profile.c).
+ * Nothing else happens per call. The observer reads the frame word and its function
+ * (below, "read together"), follows the chain of saved frame pointers through the thread's stack
+ * (only inside the bounds the thread registered in its block, each frame strictly above the one
+ * before), collecting the return addresses; it reads both words again after the innermost frame and
+ * walks on only if neither changed. The method and the return addresses are the calling context,
+ * call sites kept apart; the observer stores each distinct chain once (observer/chain_store.h) and
+ * puts its number in the tuple where slot 9 would be. The profile writer turns chains into
+ * calling-context trees (libshim/walk_profile.c).
+ *
+ * Read together. The walk needs the frame and the function it is the frame of as one
+ * state: a walk that paired the callee's function with its caller's frame would put the
+ * callee under its caller's caller, a context that never ran. So the frame (slot 11)
+ * sits beside the loop word (slot 10), which names its function (SHIM_LOOP_SIGNAL(fn,
+ * L); the pass stores SHIM_LOOP_SIGNAL(fn, 0) there with the frame when the loop signal
+ * is off), and the observer reads the two with one 16-byte load
+ * (signal_block_load_pair), taking the walk's function from the loop word: it sees the
+ * words as they were at one moment. The program still writes them with two stores, in
+ * an order that makes the moment between them harmless: entering a function, the
+ * frame before the loop word; after a call returns, the loop word before the frame.
+ * Between the two the block holds the caller's function with the callee's frame, the
+ * chain [caller; a return address into the caller; the caller's own return address,
+ * ...]: the caller calling itself once more, which the trees fold back into the caller's
+ * node, so the sample keeps the caller's true context. Stores of the loop word alone,
+ * inside a function, change only its loop number. The method signal (slot 8) is stored
+ * as before, for the tuple; the walk's function replaces it there.
  *
  * A thread's stack must stay mapped while the observer reads it: an observer adds one
  * to the block's count of walkers (SHIM_BLOCK_WALKING) before it reads the bounds and

@@ -171,15 +171,31 @@ class Emitter
     {
     }
 
-    /* SHIM_SIGNAL for slots 8, 11 and 10, in that order (the method before the frame:
-     * the observer reads them the other way round, stackwalk.h): one load of the block
-     * pointer, then one relaxed store per signal (any value may be null: not stored). */
-    void storeSignals(IRBuilder<> &b, Value *method, Value *loop, Value *frame = nullptr)
+    /* SHIM_SIGNAL for slot 8, then slots 10 and 11: one load of the block pointer, then
+     * one store per signal (any value may be null: not stored). With the frame signal the
+     * loop word (slot 10, which names its function; without the loop signal the function
+     * outside its loops, SHIM_LOOP_SIGNAL(fn, 0), which the method value is) and the frame
+     * (slot 11) are stored in the order stackwalk.h ("read together") needs: entering the
+     * function (`entering`), the frame first; after a call returns, the loop word first.
+     * The observer reads the two with one 16-byte load, so what it can see between the two
+     * stores is the caller's word with the callee's frame, which folds back into the
+     * caller's context, never the reverse. The second store is a release, so the compiler
+     * keeps the order (on x86-64 both are plain movs). */
+    void storeSignals(IRBuilder<> &b, Value *method, Value *loop, Value *frame, bool entering)
     {
         if (!method && !loop && !frame) return;
         Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
         if (method)
             storeWord(b, block, tagOffset(SHIM_SLOT_METHOD), method, AtomicOrdering::Monotonic);
+        Value *word = loop ? loop : frame ? method : nullptr;
+        if (frame && word) {
+            Value *first = entering ? frame : word, *second = entering ? word : frame;
+            unsigned a = entering ? SHIM_SLOT_FRAME : SHIM_SLOT_LOOP,
+                     z = entering ? SHIM_SLOT_LOOP : SHIM_SLOT_FRAME;
+            storeWord(b, block, tagOffset(a), first, AtomicOrdering::Monotonic);
+            storeWord(b, block, tagOffset(z), second, AtomicOrdering::Release);
+            return;
+        }
         if (frame)
             storeWord(b, block, tagOffset(SHIM_SLOT_FRAME), frame, AtomicOrdering::Monotonic);
         if (loop) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), loop, AtomicOrdering::Monotonic);
@@ -532,7 +548,7 @@ class FunctionInstrumenter
             frame = emit.frameAddress(b);
         }
         emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
-                          cfg.loop ? loopValue(&entry) : nullptr, frame);
+                          cfg.loop ? loopValue(&entry) : nullptr, frame, true);
 
         for (Instruction *call : calls) {
             b.SetInsertPoint(call->getNextNode());
@@ -573,7 +589,7 @@ class FunctionInstrumenter
     void afterCall(IRBuilder<> &b, const BasicBlock *bb)
     {
         emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
-                          cfg.loop ? loopValue(bb) : nullptr, frame);
+                          cfg.loop ? loopValue(bb) : nullptr, frame, false);
     }
 
     void publishReturn(int u)
@@ -626,7 +642,8 @@ class FunctionInstrumenter
         IRBuilder<> b(at);
         if (postCall || loopCross)
             emit.storeSignals(b, postCall && cfg.method ? methodValue() : nullptr,
-                              cfg.loop ? loopValue(to) : nullptr, postCall ? frame : nullptr);
+                              cfg.loop ? loopValue(to) : nullptr, postCall ? frame : nullptr,
+                              false);
         Type *i64 = emit.int64();
         if (back) {
             Value *r = b.CreateLoad(i64, pathSum);

@@ -11,7 +11,15 @@ signal (tag slot 9) names it, over the cycles of all the program's entries (wher
 thread word says which thread ran, the time the CPU gave to other processes is theirs,
 and the program's own measurement does not see it); the truth is its own exclusive
 cycles over the loop's. Prints a table; exits 1 when a share is off by more
-than LIMIT percentage points (default 2), 2 when the files cannot be read."""
+than LIMIT percentage points (default 2), 2 when the files cannot be read.
+
+Also checks that the function and the context of every sample were read together: the
+function a tag entry's slot 8 holds is the function of the context node its slot 9 names
+(the node's own function; rows 0 and 1 name none, and a function of 0 is a thread
+outside its instrumented functions, whose context is the node of the moment shim
+started). A sample read between the hooks' two stores used to pair the callee with the
+caller's context (signals/signal_block.h), and a walk's function read apart from its
+frame another function's (signals/stackwalk.h); any such sample fails the check."""
 import json
 import sys
 
@@ -44,6 +52,27 @@ def shares(profile, truth_file):
             for path, c in truth.items()}
 
 
+def torn(profile):
+    """(samples whose function is not their context's, samples with a context node)"""
+    d = json.load(open(profile))
+    address = {f["id"]: f["address"] % 2**64 for f in d["functions"]}
+    tags = [t["slot"] for t in d["signals"]["tags"]]
+    fslot, cslot = tags.index(d["cct"]["method_slot"]), tags.index(d["cct"]["cct_slot"])
+    node_fn = {}
+    for th in d["cct"]["threads"]:
+        for i, (_parent, fn, _site) in enumerate(th["nodes"]):
+            if i >= 2:
+                node_fn[(th["index"] << 32) | i] = address.get(fn)
+    bad = seen = 0
+    for e in d["tags"]:
+        want = node_fn.get(e["values"][cslot] % 2**64)
+        if want is None or e["values"][fslot] % 2**64 == 0:
+            continue
+        seen += e["samples"]
+        bad += e["samples"] if e["values"][fslot] % 2**64 != want else 0
+    return bad, seen
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -71,6 +100,11 @@ def main(argv):
             bad += not ok
             print(f"{path:<26} {t1:8.2f} {s1:8.2f} {t2:8.2f} {s2:8.2f} {'ok' if ok else 'FAIL'}")
     print(f"limit: {limit} pp")
+    for f in [argv[1]] + ([argv[argv.index("--vs") + 1]] if b is not None else []):
+        t, seen = torn(f)
+        print(f"{f}: {t} of {seen} samples pair a function with another's context"
+              f" ({'FAIL' if t else 'ok'})")
+        bad += t > 0
     return 1 if bad else 0
 
 

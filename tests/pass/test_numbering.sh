@@ -122,4 +122,22 @@ expect "step at -O2 has code" test -n "$body"
 expect "step's signals: no call, lock or fence ($(echo "$body" | wc -l) instructions)" \
     sh -c "! echo \"\$0\" | grep -Eq '(call|lock|mfence|sfence)'" "$body"
 expect "step's signals go through the thread pointer" sh -c "echo \"\$0\" | grep -q '%fs:'" "$body"
+
+# the frame (slot 11, 0x58(block)) and the loop word that names its function (slot 10,
+# 0x50(block); the function itself when the loop signal is off) in the order the stack
+# walk needs (stackwalk.h, "read together"): at entry the frame first, after each call
+# returns the loop word first
+printf 'void g(void);\nvoid two_calls(void) { g(); g(); }\n' >order.c
+for mode in method,context method,loop,context; do
+    for o in -O0 -O2; do
+        SHIM_PASS=$mode pass_cc order$o.o order.c $o
+        stores=$(objdump -d --no-show-raw-insn order$o.o |
+            awk '$2 == "<two_calls>:" {on = 1; next} on && /^$/ {exit}
+                 on && $2 == "mov" && $3 ~ /,0x(50|58)\(%/ {v = $3; sub(/.*,/, "", v); sub(/\(.*/, "", v); printf "%s ", v}
+                 on && $2 == "call" {printf "call "}')
+        # at -O2 the second call is a tail call (a jmp): no signals after it
+        expect "signal order, $mode $o: frame then loop word at entry, loop word then frame after each call ($stores)" \
+            sh -c 'echo "$0" | grep -Eq "^0x58 0x50 (call 0x50 0x58 )+$"' "$stores"
+    done
+done
 finish
