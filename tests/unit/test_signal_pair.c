@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "cct.h"
-#include "signal_block.h"
+#include "signals/cct.h"
+#include "signals/signal_block.h"
 
 #define FN_A  0x401000u
 #define FN_B  0x402000u
