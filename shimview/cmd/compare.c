@@ -438,6 +438,10 @@ static void print_notes(const struct match *m, const struct rate_pick *rp, size_
         printf("  %s: %s\n", j ? "B" : "A", intervals_legend(&m->folded[j], legend, sizeof legend));
     printf("%s: the interval excludes 0. Tags are matched by name; the thread word is ignored.\n",
            SIGNIFICANT);
+    printf("One run a side: %s says these two runs differ by more than their sampling explains.\n"
+           "Runs of one program differ by more than that (its layout, the machine's other work):\n"
+           "whether two builds or settings differ, compare several runs a side (--runs N).\n",
+           SIGNIFICANT);
 }
 
 static int print_table(const struct match *m, const struct cmp_row *rows,

@@ -190,6 +190,7 @@ expect_in "$WORK/out" "b.json" "the text names profile B"
 expect_in "$WORK/out" "Δ share" "the text has the share difference column"
 expect_in "$WORK/out" "items A" "the text has the rate of A"
 expect_in "$WORK/out" "Tags are matched by name; the thread word is ignored" "the text states the matching rule"
+expect_in "$WORK/out" "compare several runs a side (--runs N)" "one run a side: the text says a mark is about the two runs, and points to --runs"
 if grep -E '^eval ' "$WORK/out" | grep -qF '*'; then pass "the text marks eval's large differences"; else fail "no mark on eval: $(grep -E '^eval ' "$WORK/out")"; fi
 if grep -E '^emit ' "$WORK/out" | grep -qF '*'; then fail "emit is marked: $(grep -E '^emit ' "$WORK/out")"; else pass "emit (the same in both, over two threads in B) is not marked"; fi
 grep -E '^(eval|parse|emit|init|flush) ' "$WORK/out" | cut -d' ' -f1 | tr '\n' ' ' >"$WORK/order"
@@ -412,6 +413,7 @@ cp "$WORK/out" "$WORK/runs.csv"
 run compare --runs 2 "$A" "$WORK/e.json" "$B" "$WORK/f.json"
 expect_in "$WORK/out" "A2" "compare --runs names each side's runs (A1, A2, B1, B2)"
 expect_in "$WORK/out" "interval across its runs" "compare --runs says the intervals are across runs"
+if grep -qF "One run a side" "$WORK/out"; then fail "compare --runs speaks of one run a side"; else pass "compare --runs does not speak of one run a side"; fi
 run compare --runs 2 --csv "$A" "$A" "$A" "$A"
 cp "$WORK/out" "$WORK/runs-same.csv"
 python3 - "$WORK" "$(dirname "$0")" >"$WORK/runs-results" <<'EOF' || echo "FAIL: the --runs checks did not run" >>"$WORK/runs-results"
