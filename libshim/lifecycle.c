@@ -213,6 +213,11 @@ static int start_locked(const struct shim_config *cfg)
             .max_detail = r->settings.hist_tuples,
             .max_period = observer_default_max_period(c->period, c->jitter),
             .slow_period = r->settings.slow_period,
+            /* the TSC's rate is often only calibrated at the stop: then 10^8 cycles,
+             * 20 to 50 ms at the usual 2 to 5 GHz */
+            .breath_every = r->tsc.hz > 0 ? (uint64_t)(r->tsc.hz / OBSERVER_BREATHS_PER_SECOND)
+                                          : OBSERVER_BREATH_EVERY_UNKNOWN,
+            .breath_ns = OBSERVER_BREATH_NS,
         };
         signal_block_attach(block);
         cct_republish(); /* the context so far, into the block the observer reads */

@@ -7,7 +7,9 @@
  * tags read inside it (right after the first sample's counters), DTE-checked, turned
  * into rates and added to the tag table (record_period). All state the loop touches was
  * allocated by observer_init(); it makes no call that can block, allocate or enter the
- * kernel, so the only work between two samples is arithmetic on memory of its own.
+ * kernel, so the only work between two samples is arithmetic on memory of its own. The
+ * one exception is its breath, 20 times a second after an aggregation: a sleep of 50 us
+ * that leaves its CPU to anything the kernel has waiting for it (observer_run).
  *
  * Throttling (a target period) spins on rdtsc with a pause hint until a randomised
  * wait has passed since the last start marker: uniform jitter around the target breaks
@@ -17,6 +19,7 @@
 #include "observer/observer.h"
 
 #include <emmintrin.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -674,7 +677,28 @@ static void aggregate(struct observer *o, unsigned n, int busy_first, uint64_t *
     if (n > 1) memcpy(sample_at(o, 0), sample_at(o, n - 1), o->stride * sizeof *o->batch);
 }
 
+/* Off the CPU for a moment (observer_run, "Breathing"). */
+static void breathe(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+        ;
+}
+
 /*
+ * Breathing. The observer is pinned to its CPU and never leaves it, and shim pins the
+ * observed thread to another: on a machine of two CPUs neither CPU is then ever idle.
+ * Seen there: a program reaping its child stalled for 20 s to over 2 minutes in 4 of
+ * 600 runs, its thread looping in the kernel (wait4, invalidating the child's /proc
+ * entries, shrink_dcache_parent) for work that waited for a CPU (the RCU kthread was
+ * runnable on the observer's CPU); moved off its CPU by hand, the observer let it go on
+ * within 2 s. So every breath_every cycles (20 times a second), right after an
+ * aggregation, the observer sleeps for breath_ns (50 us; the kernel wakes it a little
+ * later still): its CPU goes idle, and the scheduler can run there what waits. With it:
+ * no stall in 800 runs. The period that holds the breath is no sample (interrupted), its
+ * time kept for its tags when the same tags were read at both ends, as an aggregation's.
+ *
  * The loop. When the observer waits between samples (a target period), it aggregates
  * each sample during the wait, which costs the program nothing. When it samples as fast
  * as it can, samples go into a batch and are aggregated every OBSERVER_AGGREGATE TSC
@@ -695,6 +719,7 @@ void observer_run(struct observer *o)
     take_sample(o, sample_at(o, 0));
     o->first_tsc = since = sample_at(o, 0)[SAMPLE_CS];
     if (!o->tags.batch_origin) o->tags.batch_origin = o->paths.batch_origin = o->first_tsc;
+    uint64_t breathed = since;
     while (!__atomic_load_n(&o->stop, __ATOMIC_RELAXED)) {
         throttle(o, sample_at(o, n - 1)[SAMPLE_CS], &rng);
         uint64_t *s = sample_at(o, n++);
@@ -704,6 +729,12 @@ void observer_run(struct observer *o)
             n = 1;
             busy_first = batched;
             since = s[SAMPLE_CS];
+            if (o->params.breath_every && since - breathed >= o->params.breath_every) {
+                breathe(o->params.breath_ns);
+                o->breaths++;
+                busy_first = 1; /* the period that holds it: not a sample */
+                breathed = since;
+            }
         }
     }
     o->last_tsc = sample_at(o, n - 1)[SAMPLE_CS];

@@ -46,6 +46,10 @@ struct observer_params {
     /* Where the tag tables' time batches start (a TSC value, the same for every observer
      * of a run so their batches line up); 0: the observer's first sample. */
     uint64_t batch_origin;
+    /* Every `breath_every` TSC cycles (0: never) the observer steps off its CPU for
+     * `breath_ns` nanoseconds, between two samples: see observer_run. */
+    uint64_t breath_every;
+    uint64_t breath_ns;
 };
 
 struct observer_totals {
@@ -75,6 +79,11 @@ struct path_totals {
 /* Periods that may wait for their path to complete. */
 #define OBSERVER_PENDING 1024
 
+/* How often and for how long the observer steps off its CPU (observer_run). */
+#define OBSERVER_BREATHS_PER_SECOND   20
+#define OBSERVER_BREATH_NS            50000
+#define OBSERVER_BREATH_EVERY_UNKNOWN 100000000 /* TSC cycles, when its rate is not known */
+
 /* Sampling as fast as it can, the observer aggregates every OBSERVER_AGGREGATE TSC
  * cycles, or after OBSERVER_BATCH samples if that comes first. */
 #define OBSERVER_BATCH     256
@@ -90,6 +99,7 @@ struct observer {
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
     double cpu_seconds;                       /* observer thread CPU time spent in observer_run */
+    uint64_t breaths;                         /* times it stepped off its CPU */
     uint64_t *batch;                          /* OBSERVER_BATCH samples of `stride` words */
     unsigned stride;                          /* words per sample */
     unsigned key_offset;                      /* where the tag-table key starts in a sample */

@@ -45,6 +45,7 @@ struct run_options {
     uint64_t period;
     uint64_t counter_start; /* where the software counter starts */
     unsigned width;         /* the counter's width (0: 64) */
+    uint64_t breath_every;  /* TSC cycles between the observer's breaths (0: none) */
 };
 
 static void store(uint64_t *w, uint64_t v)
@@ -96,6 +97,8 @@ static void run_observer_limited(struct observer *o, const struct run_options *o
         .max_detail = 16,
         .max_period = max_period,
         .seed = 12345,
+        .breath_every = opt->breath_every,
+        .breath_ns = OBSERVER_BREATH_NS,
     };
     assert_int_equal(hist_spec_init(&params.hist, 500, 0, 4), 0);
     assert_int_equal(observer_init(o, &plan, &params), 0);
@@ -281,6 +284,28 @@ static void long_periods_are_interrupted(void **state)
     observer_free(&o);
 }
 
+/* The observer steps off its CPU now and then (a kernel task waiting for that CPU runs;
+ * without it a program reaping a child stalled for minutes on two CPUs): each breath is
+ * inside a period that counts as interrupted, and the books still balance. Without
+ * breaths it never sleeps. */
+static void breaths_are_interrupted_periods(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct run_options opt = {.max_tags = 1024, .n_tag_values = 2, .period = 1000};
+    opt.breath_every = 200000;
+    run_observer(&o, &opt);
+    check_invariants(&o);
+    assert_true(o.breaths > 0);
+    assert_true(o.totals.interrupted >= o.breaths);
+    observer_free(&o);
+    opt.breath_every = 0;
+    run_observer(&o, &opt);
+    check_invariants(&o);
+    assert_int_equal(o.breaths, 0);
+    observer_free(&o);
+}
+
 /* A counter that wraps at its width during the run: every kept period's rate stays a
  * small non-negative number (a wrong delta would be near 2^width), and the counts add
  * up to no more than the program added. */
@@ -409,6 +434,7 @@ int main(void)
         cmocka_unit_test(full_table_counts_other),
         cmocka_unit_test(thread_word_changes_are_not_rated),
         cmocka_unit_test(long_periods_are_interrupted),
+        cmocka_unit_test(breaths_are_interrupted_periods),
         cmocka_unit_test(counter_wraps_at_64_bits),
         cmocka_unit_test(counter_wraps_at_32_bits),
         cmocka_unit_test(default_max_period),
