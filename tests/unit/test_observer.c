@@ -297,7 +297,7 @@ static void breaths_are_interrupted_periods(void **state)
     run_observer(&o, &opt);
     check_invariants(&o);
     assert_true(o.breaths > 0);
-    assert_true(o.totals.interrupted >= o.breaths);
+    assert_true(o.totals.interrupted + 1 >= o.breaths); /* the last may end the run */
     observer_free(&o);
     opt.breath_every = 0;
     run_observer(&o, &opt);
