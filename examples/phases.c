@@ -94,7 +94,8 @@ static double now_seconds(void)
 /* The truth, to stdout for a person or to a file for the fidelity tests: per phase its
  * share of the time and its rate, over the cycles it had the CPU; in the file, then the
  * same over all its cycles, the stretches it lost the CPU included (what shim measures
- * when it cannot tell when the thread is off its CPU: docs/threads.md). */
+ * when it cannot tell when the thread is off its CPU: docs/threads.md), and last the
+ * share of the time it lost the CPU. */
 static void report_truth(const struct truth *t, const char *path)
 {
     uint64_t total = 0, wall = 0;
@@ -120,6 +121,7 @@ static void report_truth(const struct truth *t, const char *path)
         else
             printf("  %-6s %6.2f%%  %8.4f\n", phase_name[p], 100 * share, rate);
     }
+    if (path) fprintf(f, "# lost-cpu %.6f\n", 1.0 - (double)total / (double)wall);
     if (path) fclose(f);
 }
 

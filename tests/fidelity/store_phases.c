@@ -146,6 +146,7 @@ int main(int argc, char **argv)
         fprintf(f, "%s %.6f %.6f %.6f %.6f\n", phase_name[p], (double)cycles[p] / (double)total,
                 1000.0 * (double)items[p] / (double)cycles[p], (double)wall[p] / (double)wall_total,
                 1000.0 * (double)items[p] / (double)wall[p]);
+    fprintf(f, "# lost-cpu %.6f\n", 1.0 - (double)total / (double)wall_total);
     if (truth_path) fclose(f);
     return 0;
 }
