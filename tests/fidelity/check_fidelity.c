@@ -17,11 +17,13 @@
  * and, with --other-pct, the share of the attributed samples that went to `other` (no
  * room for their tuple) must stay below X percent.
  *
- * A last line "# lost-cpu F" gives the share of the time the program lost its CPU. When a
- * check fails and that share is over BUSY (another process took the program's CPU, or the
- * observer's), the run says nothing about shim: while the observer is preempted the
- * program runs unobserved, while the program is, the observer sees it stand still. Then
- * the checker says so and exits SKIPPED (the test is skipped with that reason).
+ * A last line "# lost-cpu F" gives the share of the time the program lost its CPU, and the
+ * profile the observer's share of a CPU (`cost.observer_cpu_share`). When a check fails
+ * and the program lost over BUSY of its time, or the observer had under 1 - BUSY of its
+ * CPU, another process took one of them and the run says nothing about shim: while the
+ * observer is preempted the program runs unobserved, while the program is, the observer
+ * sees it stand still. Then the checker says so and exits SKIPPED (the test is skipped
+ * with that reason).
  *
  * Usage: check_fidelity PROFILE TRUTH [--samples-pp X] [--time-pp X] [--rate-pct X]
  *                       [--other-pct X]
@@ -66,8 +68,9 @@ static int load_truth(const char *path, struct phase *p, int *n)
     return *n ? 0 : -1;
 }
 
-static double other_pct; /* of the attributed samples, from the profile */
-static int pinned;       /* the profile's thread identity is `pinned` (no BPF) */
+static double other_pct;        /* of the attributed samples, from the profile */
+static int pinned;              /* the profile's thread identity is `pinned` (no BPF) */
+static double observer_cpu = 1; /* the observer's share of a CPU, from the profile */
 
 static int load_profile(const char *path, struct phase *p, int n)
 {
@@ -84,6 +87,8 @@ static int load_profile(const char *path, struct phase *p, int n)
     const char *source = json_string_value(json_object_get(
         json_object_get(json_object_get(doc, "placement"), "thread_identity"), "source"));
     pinned = source && strcmp(source, "pinned") == 0;
+    json_t *share = json_object_get(json_object_get(doc, "cost"), "observer_cpu_share");
+    if (json_is_number(share)) observer_cpu = json_number_value(share);
     size_t i;
     json_array_foreach(tags, i, t)
     {
@@ -161,10 +166,11 @@ int main(int argc, char **argv)
     printf("limits: samples %.1f pp, time %.1f pp, rate %.1f%% (0 = not checked)\n", samples_pp,
            time_pp, rate_pct);
     printf("%d passed, %d failed\n", passed, failed);
-    if (failed && lost_cpu > BUSY) {
-        printf("skipped: the program lost its CPU for %.0f%% of its time (another process "
-               "ran): this run measures the machine's load, not shim\n",
-               100 * lost_cpu);
+    if (failed && (lost_cpu > BUSY || observer_cpu < 1 - BUSY)) {
+        printf("skipped: the program lost its CPU for %.0f%% of its time and the observer "
+               "had %.0f%% of its own (another process ran): this run measures the "
+               "machine's load, not shim\n",
+               100 * lost_cpu, 100 * observer_cpu);
         return SKIPPED;
     }
     return failed ? 1 : 0;
