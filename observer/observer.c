@@ -95,6 +95,10 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
         tag_table_free(&o->tags);
         return -1;
     }
+    for (unsigned i = 0; i + 1 < plan->n_tags; i++)
+        o->tag_pair[i] =
+            plan->tag_slot[i] % 2 == 0 && plan->tag_slot[i + 1] == plan->tag_slot[i] + 1;
+    o->breath_every = params->breath_every ? params->breath_every : UINT64_MAX;
     /* [CS, CE, DUE, readings..., a timestamp per late reading, thread, tags...] */
     unsigned late = probe_readings(plan) - o->n_fast;
     o->key_offset = SAMPLE_C + probe_readings(plan) + late;
@@ -296,17 +300,17 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         }
     }
     s[o->block_offset] = (uintptr_t)b;
-    for (unsigned i = 0; i < p->n_tags; i++) {
-        unsigned slot = p->tag_slot[i];
-        if (!b) {
-            key[1 + i] = 0;
-        } else if (slot % 2 == 0 && i + 1 < p->n_tags && p->tag_slot[i + 1] == slot + 1) {
-            signal_block_load_pair(b, slot, &key[1 + i], &key[2 + i]); /* read together */
+    if (!b)
+        memset(key + 1, 0, p->n_tags * sizeof *key);
+    else
+        for (unsigned i = 0; i < p->n_tags; i++) {
+            if (!o->tag_pair[i]) {
+                key[1 + i] = __atomic_load_n(&b->tag[p->tag_slot[i]], __ATOMIC_RELAXED);
+                continue;
+            }
+            signal_block_load_pair(b, p->tag_slot[i], &key[1 + i], &key[2 + i]); /* together */
             i++;
-        } else {
-            key[1 + i] = __atomic_load_n(&b->tag[slot], __ATOMIC_RELAXED);
         }
-    }
     if (p->walk_tag && b)
         key[p->walk_tag] =
             walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);
@@ -729,7 +733,7 @@ void observer_run(struct observer *o)
             n = 1;
             busy_first = batched;
             since = s[SAMPLE_CS];
-            if (o->params.breath_every && since - breathed >= o->params.breath_every) {
+            if (since - breathed >= o->breath_every) {
                 breathe(o->params.breath_ns);
                 o->breaths++;
                 busy_first = 1; /* the period that holds it: not a sample */

@@ -98,8 +98,12 @@ struct observer {
     struct loghist cpc;    /* every rated period, before DTE */
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
-    double cpu_seconds;                       /* observer thread CPU time spent in observer_run */
-    uint64_t breaths;                         /* times it stepped off its CPU */
+    double cpu_seconds;    /* observer thread CPU time spent in observer_run */
+    uint64_t breaths;      /* times it stepped off its CPU */
+    uint64_t breath_every; /* params.breath_every; never: UINT64_MAX */
+    /* Tag i begins a pair the program writes together (slots 2k and 2k + 1 at tags i and
+     * i + 1): take_sample reads the two with one 16-byte load. Decided once, here. */
+    unsigned char tag_pair[SHIM_TAG_SLOTS];
     uint64_t *batch;                          /* OBSERVER_BATCH samples of `stride` words */
     unsigned stride;                          /* words per sample */
     unsigned key_offset;                      /* where the tag-table key starts in a sample */
