@@ -66,6 +66,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     if (!plan->registry || probe_readings(plan) > PROBE_MAX_COUNTERS ||
         plan->n_rates > PROBE_MAX_RATES || plan->n_tags > SHIM_TAG_SLOTS ||
         plan->method_tag > plan->n_tags || plan->walk_tag > plan->n_tags ||
+        (plan->method_from_loop && !plan->method_tag) ||
         (plan->walk_tag && (!plan->method_tag || plan->walk_tag == plan->method_tag)))
         return -1;
     /* fast hardware counters first, then the slow ones; an own count is a fast reading */
@@ -98,6 +99,11 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
     for (unsigned i = 0; i + 1 < plan->n_tags; i++)
         o->tag_pair[i] =
             plan->tag_slot[i] % 2 == 0 && plan->tag_slot[i + 1] == plan->tag_slot[i] + 1;
+    o->loop_tag = 0;
+    for (unsigned i = 0; plan->method_from_loop && i < plan->n_tags; i++)
+        if (plan->tag_slot[i] == SHIM_SLOT_LOOP) o->loop_tag = i + 1;
+    o->method_pair = plan->method_tag && o->tag_pair[plan->method_tag - 1] &&
+                     plan->tag_slot[plan->method_tag - 1] == SHIM_SLOT_METHOD;
     o->breath_every = params->breath_every ? params->breath_every : UINT64_MAX;
     /* [CS, CE, DUE, readings..., a timestamp per late reading, thread, tags...] */
     unsigned late = probe_readings(plan) - o->n_fast;
@@ -255,6 +261,34 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
 }
 
 /*
+ * The sample's function from the loop word, where code built with the pass runs
+ * (signals/path.h): SHIM_LOOP_FN(slot 10) when that is not 0, the method slot's word
+ * otherwise. Where the hooks' tree runs too (the context slot, read with the method slot
+ * as a pair, is not 0), the hooks clear the loop word before they store the pair, and
+ * the pass stores only the loop word: the pair is read again after the loop word, and
+ * the three are kept only when the pair did not change meanwhile (up to three times),
+ * so that a sample never pairs the function of one moment with the context of another.
+ */
+static inline void method_from_loop(struct observer *o, const struct shim_block *b, uint64_t *key)
+{
+    unsigned m = o->plan.method_tag;
+    uint64_t w =
+        o->loop_tag ? key[o->loop_tag] : __atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED);
+    for (int k = 0; o->method_pair && key[m + 1] && k < 3; k++) {
+        uint64_t fn, ctx;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        signal_block_load_pair(b, SHIM_SLOT_METHOD, &fn, &ctx);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (fn == key[m] && ctx == key[m + 1]) break;
+        key[m] = fn;
+        key[m + 1] = ctx;
+        w = __atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED);
+        if (o->loop_tag) key[o->loop_tag] = w;
+    }
+    if (w) key[m] = SHIM_LOOP_FN(w);
+}
+
+/*
  * One sample, as in the SHIM paper's Figure 2, with one change for software counters.
  * Hardware counters are read inside the DTE window: start marker, for each a
  * serialising rdtscp then the read, end marker. Software counters are words the
@@ -309,8 +343,10 @@ static inline void take_sample(struct observer *o, uint64_t *s)
                 continue;
             }
             signal_block_load_pair(b, p->tag_slot[i], &key[1 + i], &key[2 + i]); /* together */
+            __atomic_signal_fence(__ATOMIC_SEQ_CST); /* and before the words after it */
             i++;
         }
+    if (p->method_from_loop && b) method_from_loop(o, b, key);
     if (p->walk_tag && b)
         key[p->walk_tag] =
             walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);

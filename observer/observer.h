@@ -104,6 +104,12 @@ struct observer {
     /* Tag i begins a pair the program writes together (slots 2k and 2k + 1 at tags i and
      * i + 1): take_sample reads the two with one 16-byte load. Decided once, here. */
     unsigned char tag_pair[SHIM_TAG_SLOTS];
+    /* With plan.method_from_loop: 1 + the index among the tags of the loop word (slot
+     * 10), whose function is the sample's; 0: the loop word is not a tag, and is read
+     * by itself. */
+    unsigned loop_tag;
+    /* The method tag and the next (slot 9, the hooks' context) are read as a pair. */
+    int method_pair;
     uint64_t *batch;                          /* OBSERVER_BATCH samples of `stride` words */
     unsigned stride;                          /* words per sample */
     unsigned key_offset;                      /* where the tag-table key starts in a sample */

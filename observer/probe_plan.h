@@ -99,6 +99,10 @@ struct probe_plan {
      * number there instead of the slot's word; 0: the slot is read like any tag. Needs
      * method_tag. */
     unsigned walk_tag;
+    /* With method_tag: code built with the compiler pass runs, which stores its function
+     * in the loop word (slot 10) and not in slot 8 (signals/path.h): the sample's
+     * function is SHIM_LOOP_FN of slot 10 when that is not 0, slot 8 otherwise. */
+    int method_from_loop;
     /* With `paths`: the functions that append no paths (their table numbers none: an
      * indirect branch made the pass fall back), sorted. A period in one of them is not
      * held back for a path that never comes (path_totals.pathless). */

@@ -4,15 +4,18 @@
  *
  * The pass stores, inline, with no call into the runtime:
  *
- *   slot 8 (SHIM_SLOT_METHOD)  the address of the function executing now, at its entry
- *                              and after every call it makes returns (the same value
- *                              the -finstrument-functions hooks store);
- *   slot 10 (SHIM_SLOT_LOOP)   the loop executing now in that function, as
- *                              SHIM_LOOP_SIGNAL(function address, loop number): on
- *                              every edge into a loop, every back edge, every loop
- *                              exit, at entry and after every call returns (loop
- *                              number 0: in no loop);
+ *   slot 10 (SHIM_SLOT_LOOP)   the function executing now and the loop executing now
+ *                              in it, as SHIM_LOOP_SIGNAL(function address, loop
+ *                              number), at its entry and after every call it makes
+ *                              returns, and (the loop signal) on every edge into a
+ *                              loop, every back edge, every loop exit (loop number 0:
+ *                              in no loop; without the loop signal always 0);
  *
+ * and not slot 8: where code built with the pass runs, the observer takes a sample's
+ * function (slot 8, SHIM_SLOT_METHOD, the value the -finstrument-functions hooks store)
+ * from the loop word, SHIM_LOOP_FN(slot 10) when that is not 0, so that each call costs
+ * one store where it cost two (docs/compiler-pass.md). Hooks that run in such a program
+ * store the loop word too (signals/cct.c);
  * and, for Ball-Larus path profiling, appends each acyclic path the thread completes
  * (at a loop back edge or a return) to the thread's path ring. The ring is not in the
  * signal block: it is a per-thread array reached through the initial-exec thread-local
@@ -24,7 +27,7 @@
  *     e->fn = f; e->path = r; e->seq = t;           (release stores: kept in order)
  *
  * The observer reads ring->head and the method signal with each sample: a sample that
- * read head s and slot 8 = f was taken while the first path of f completed after s was
+ * read head s and function f was taken while the first path of f completed after s was
  * executing (paths are intraprocedural: the paths of functions f calls complete before
  * f's own, and are passed over). It finds that path later, once the thread has
  * completed it, by path_ring_resolve() below on s + 1, s + 2, ...

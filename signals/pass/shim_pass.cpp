@@ -171,23 +171,23 @@ class Emitter
     {
     }
 
-    /* SHIM_SIGNAL for slot 8, then slots 10 and 11: one load of the block pointer, then
-     * one store per signal (any value may be null: not stored). With the frame signal the
-     * loop word (slot 10, which names its function; without the loop signal the function
-     * outside its loops, SHIM_LOOP_SIGNAL(fn, 0), which the method value is) and the frame
-     * (slot 11) are stored in the order stackwalk.h ("read together") needs: entering the
-     * function (`entering`), the frame first; after a call returns, the loop word first.
-     * The observer reads the two with one 16-byte load, so what it can see between the two
-     * stores is the caller's word with the callee's frame, which folds back into the
-     * caller's context, never the reverse. The second store is a release, so the compiler
-     * keeps the order (on x86-64 both are plain movs). */
+    /* The function and the loop executing now in one word, slot 10: the loop value, or
+     * without the loop signal the function outside its loops (SHIM_LOOP_SIGNAL(fn, 0),
+     * which the method value is), then the frame (slot 11): one load of the block
+     * pointer, then one store per word (any value may be null: not stored). Slot 8 is not
+     * stored: the observer takes the function from the loop word (signals/path.h), which
+     * halves the stores per call. With the frame signal the two are stored in the order
+     * stackwalk.h ("read together") needs: entering the function (`entering`), the frame
+     * first; after a call returns, the loop word first. The observer reads the two with
+     * one 16-byte load, so what it can see between the two stores is the caller's word
+     * with the callee's frame, which folds back into the caller's context, never the
+     * reverse. The second store is a release, so the compiler keeps the order (on x86-64
+     * both are plain movs). */
     void storeSignals(IRBuilder<> &b, Value *method, Value *loop, Value *frame, bool entering)
     {
-        if (!method && !loop && !frame) return;
+        Value *word = loop ? loop : method;
+        if (!word && !frame) return;
         Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
-        if (method)
-            storeWord(b, block, tagOffset(SHIM_SLOT_METHOD), method, AtomicOrdering::Monotonic);
-        Value *word = loop ? loop : frame ? method : nullptr;
         if (frame && word) {
             Value *first = entering ? frame : word, *second = entering ? word : frame;
             unsigned a = entering ? SHIM_SLOT_FRAME : SHIM_SLOT_LOOP,
@@ -198,7 +198,7 @@ class Emitter
         }
         if (frame)
             storeWord(b, block, tagOffset(SHIM_SLOT_FRAME), frame, AtomicOrdering::Monotonic);
-        if (loop) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), loop, AtomicOrdering::Monotonic);
+        if (word) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), word, AtomicOrdering::Monotonic);
     }
 
     /* The probabilistic calling context of Bond and McKinley (OOPSLA 2007) around one

@@ -73,11 +73,27 @@ def torn(profile):
     return bad, seen
 
 
-def main(argv):
+def torn_report(profile):
+    """Prints torn()'s count for the profile; 1 when a sample is torn, else 0."""
+    t, seen = torn(profile)
+    print(f"{profile}: {t} of {seen} samples pair a function with another's context"
+          f" ({'FAIL' if t else 'ok'})")
+    return int(t > 0)
+
+
+def pp_limit(argv, doc):
+    """The --pp LIMIT of a checker's PROFILE TRUTH [--pp LIMIT] command line (default 2);
+    None, having printed the usage, without PROFILE and TRUTH."""
     if len(argv) < 3:
-        print(__doc__)
+        print(doc)
+        return None
+    return float(argv[argv.index("--pp") + 1]) if "--pp" in argv else 2.0
+
+
+def main(argv):
+    limit = pp_limit(argv, __doc__)
+    if limit is None:
         return 2
-    limit = float(argv[argv.index("--pp") + 1]) if "--pp" in argv else 2.0
     try:
         a = shares(argv[1], argv[2])
         b = shares(argv[argv.index("--vs") + 1], argv[argv.index("--vs") + 2]) \
@@ -101,10 +117,7 @@ def main(argv):
             print(f"{path:<26} {t1:8.2f} {s1:8.2f} {t2:8.2f} {s2:8.2f} {'ok' if ok else 'FAIL'}")
     print(f"limit: {limit} pp")
     for f in [argv[1]] + ([argv[argv.index("--vs") + 1]] if b is not None else []):
-        t, seen = torn(f)
-        print(f"{f}: {t} of {seen} samples pair a function with another's context"
-              f" ({'FAIL' if t else 'ok'})")
-        bad += t > 0
+        bad += torn_report(f)
     return 1 if bad else 0
 
 

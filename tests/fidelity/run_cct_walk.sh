@@ -10,7 +10,11 @@
 #   3. walk_threads.c: 800 threads that exit while their stacks are walked; the run ends
 #      normally and the workers' contexts are in the profile (with BPF thread identity,
 #      which with_tracefs.sh gives where it can; without it, only the thread on the
-#      observed CPU is walked, and the run must still end normally).
+#      observed CPU is walked, and the run must still end normally);
+#   4. mixed_phases.c built with the pass (method,loop) calling mixed_hooked.c built with
+#      -finstrument-functions: each function's share within 2 points of the program's
+#      own measurement, and no sample pairs a function with another's context (the pass
+#      stores its function in the loop word only, the hooks clear that word).
 # Usage: run_cct_walk.sh PLUGIN CLANG SOURCE_DIR LIBSHIM_DIR WORKDIR | --skip REASON
 set -eu
 if [ "$1" = --skip ]; then
@@ -29,35 +33,33 @@ build() { # SOURCE OUTPUT [flags]
 build cct_phases.c cct_walk
 build many_contexts.c many_walk
 build walk_threads.c walk_threads -pthread
+"$clang" -O2 -g -finstrument-functions -c "$src/tests/fidelity/mixed_hooked.c" -o mixed_hooked.o
+SHIM_PASS=method,loop "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+    "$src/tests/fidelity/mixed_phases.c" mixed_hooked.o -o mixed_phases \
+    -L"$libdir" -lshim -Wl,-rpath,"$libdir"
 
-# at 2500 cycles, as fidelity_pass: the shares are held to 2 points, not the sampling cost
-ok=
-for attempt in 1 2; do
-    rm -f profile.json truth.txt
-    SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 ./cct_walk 1.5 truth.txt
-    if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2; then
-        ok=1
-        break
-    fi
-    [ "$attempt" -eq 1 ] && echo "run $attempt failed; running once more"
-done
-[ -n "$ok" ] || exit 1
+# twice NAME PROFILE TRUTH PROGRAM SECONDS CHECK [CHECK_ARGS...]: PROGRAM run at 2500
+# cycles (as fidelity_pass: the shares are held to 2 points, not the sampling cost) and
+# its profile checked by CHECK PROFILE TRUTH --pp 2 CHECK_ARGS, once more if that fails
+twice() {
+    name=$1 profile=$2 truth=$3 program=$4 seconds=$5 check=$6
+    shift 6
+    for attempt in 1 2; do
+        rm -f "$profile" "$truth"
+        SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/$profile" SHIM_STRICT=1 "$program" "$seconds" "$truth"
+        python3 "$src/tests/fidelity/$check" "$profile" "$truth" --pp 2 "$@" && return 0
+        [ "$attempt" -eq 1 ] && echo "$name: run $attempt failed; running once more"
+    done
+    return 1
+}
+
+twice walks profile.json truth.txt ./cct_walk 1.5 check_cct.py
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cct"]; assert c["source"] == "stack walk", c["source"]; print("ok: contexts from stack walks:", c["walk"])' profile.json
 # the same program built with -finstrument-functions (the hooks' contexts), its shares
 # against the walks': each context's difference within 2 points of the truths' difference
 hooks=$libdir/tests/cct_phases
 if [ -x "$hooks" ]; then
-    ok=
-    for attempt in 1 2; do
-        rm -f hooks.json hooks_truth.txt
-        SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/hooks.json" SHIM_STRICT=1 "$hooks" 1.5 hooks_truth.txt
-        if python3 "$src/tests/fidelity/check_cct.py" profile.json truth.txt --pp 2 \
-            --vs hooks.json hooks_truth.txt; then
-            ok=1
-            break
-        fi
-    done
-    [ -n "$ok" ] || exit 1
+    twice hooks hooks.json hooks_truth.txt "$hooks" 1.5 check_cct.py --vs profile.json truth.txt
 else
     echo "skipped: the hooks' comparison: no $hooks"
 fi
@@ -89,3 +91,6 @@ if src == "bpf" and len(workers) < 10:
     sys.exit(1)
 print("ok: the run ended normally")
 PY
+
+# code built with the pass calling code built with the hooks
+twice mixed mixed.json mixed_truth.txt ./mixed_phases 1 check_functions.py

@@ -108,7 +108,7 @@ expect "SHIM_PASS=none: no side table" sh -c "! readelf -S none.o | grep -q shim
 expect "SHIM_PASS=none: no signal stores" sh -c "! nm none.o | grep -q shim_tls"
 SHIM_PASS=method pass_cc method.o "$here/shapes.c" -O1
 expect "SHIM_PASS=method: side table" sh -c "readelf -S method.o | grep -q shim_sidetable"
-expect "SHIM_PASS=method: stores slot 8, no ring" \
+expect "SHIM_PASS=method: stores the loop word, no ring" \
     sh -c "nm method.o | grep -q 'U shim_tls_block' && ! nm method.o | grep -q shim_tls_path_ring"
 SHIM_PASS=loop,path SHIM_PASS_VERIFY=1 pass_cc loop.o "$here/shapes.c" -O0
 expect "SHIM_PASS=loop,path: paths verified" has loop.o.err "^shim-pass: verified three_ifs: 8 paths$"

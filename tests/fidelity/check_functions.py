@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""check_functions.py PROFILE TRUTH [--pp LIMIT]: each function the truth file names
+("function cycles" lines, and "all cycles": the whole measured loop), its share of the
+time in shim's profile against the share the program measured itself with the TSC.
+
+A function's share in the profile is the TSC cycles of the tag entries whose function
+(tag slot 8, the method signal) is it, over the cycles of all the program's entries (the
+time the CPU gave to other processes is theirs, where the thread word says). Prints a
+table. Also checks that no sample pairs a function with another's context
+(check_cct.torn), where the hooks' tree gives contexts. Exits 1 when a share is off by
+more than LIMIT percentage points (default 2) or a sample is torn, 2 when the files
+cannot be read."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_cct  # noqa: E402
+
+
+def main(argv):
+    limit = check_cct.pp_limit(argv, __doc__)
+    if limit is None:
+        return 2
+    try:
+        d = json.load(open(argv[1]))
+        truth = dict(line.split() for line in open(argv[2]) if line.strip())
+        everything = float(truth.pop("all"))
+        names = {f["address"] % 2**64: f["name"] for f in d["functions"]}
+        slot = [t["slot"] for t in d["signals"]["tags"]].index(8)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        print(f"check_functions: {e}")
+        return 2
+    ours = {t["tid"] for t in d["placement"].get("threads", [])}
+    cycles, total = {}, d["other"]["cycles"]
+    for e in d["tags"]:
+        if ours and e["thread"] not in ours:
+            continue
+        total += e["cycles"]
+        name = names.get(e["values"][slot] % 2**64, hex(e["values"][slot] % 2**64))
+        cycles[name] = cycles.get(name, 0) + e["cycles"]
+    bad = 0
+    print(f"{'function':<16} {'truth%':>8} {'shim%':>8}")
+    for name, c in sorted(truth.items()):
+        t, s = 100 * float(c) / everything, 100 * cycles.get(name, 0) / max(total, 1)
+        ok = abs(t - s) <= limit
+        bad += not ok
+        print(f"{name:<16} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
+    print(f"limit: {limit} pp")
+    if "cct" in d and d["cct"].get("source") == "hooks":
+        bad += check_cct.torn_report(argv[1])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
