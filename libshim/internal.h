@@ -81,9 +81,9 @@ struct run_snapshot_info {
 struct shim_run {
     struct shim_settings settings;
     struct observer obs;
-    uint64_t *pathless; /* the plan's functions without paths (sidetable_pathless) */
-    int period_auto;    /* the period is SHIM_AUTO_PERIOD: nobody chose one, and the program
-                           writes compiler-made signals */
+    uint64_t *pathed; /* the plan's functions with paths (sidetable_pathed) */
+    int period_auto;  /* the period is SHIM_AUTO_PERIOD: nobody chose one, and the program
+                         writes compiler-made signals */
     struct placement placement;
     struct machine_topology topo;
     struct tsc_info tsc;

@@ -290,7 +290,7 @@ static int start_locked(const struct shim_config *cfg)
     if (rc != 0) {
         affinity_give_back_all(&r->moved, getpid());
         affinity_free(&r->moved);
-        free(r->pathless);
+        free(r->pathed);
         free(r);
         return rc;
     }
@@ -482,7 +482,7 @@ int shim_stop(void)
     hardware_close(r);
     thread_identity_close(r->ti);
     if (r->tracing) trace_writer_free(&r->trace);
-    free(r->pathless);
+    free(r->pathed);
     free(r);
     run_unlock(cancel);
     return rc;

@@ -149,11 +149,11 @@ int plan_build(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
         struct sidetable st;
         size_t n = 0;
         if (sidetable_open(&st) == 0) {
-            r->pathless = sidetable_pathless(&st, &n);
+            r->pathed = sidetable_pathed(&st, &n);
             sidetable_close(&st);
         }
-        p->pathless = r->pathless;
-        p->n_pathless = (unsigned)n;
+        p->pathed = r->pathed;
+        p->n_pathed = (unsigned)n;
     }
     if (p->paths && path_ring_attach(b) != 0)
         run_complain(c->strict, "its paths are not attributed",

@@ -81,7 +81,7 @@ const struct sidetable_record *sidetable_lookup(const struct sidetable *st, uint
     return lo < st->n && (uintptr_t)st->rec[lo]->fn == fn ? st->rec[lo] : NULL;
 }
 
-uint64_t *sidetable_pathless(const struct sidetable *st, size_t *n)
+uint64_t *sidetable_pathed(const struct sidetable *st, size_t *n)
 {
     uint64_t *a = malloc((st->n ? st->n : 1) * sizeof *a);
     *n = 0;
@@ -89,13 +89,9 @@ uint64_t *sidetable_pathless(const struct sidetable *st, size_t *n)
     for (size_t i = 0; i < st->n; i++) { /* records are sorted by function */
         json_t *t = json_loadb(st->rec[i]->json, (size_t)st->rec[i]->json_len, 0, NULL);
         json_t *paths = t ? json_object_get(t, "paths") : NULL;
-        if (paths && json_is_integer(paths) && json_integer_value(paths) == 0)
+        if (paths && json_is_integer(paths) && json_integer_value(paths) > 0)
             a[(*n)++] = (uint64_t)(uintptr_t)st->rec[i]->fn;
         json_decref(t);
-    }
-    if (*n == 0) {
-        free(a);
-        return NULL;
     }
     return a;
 }

@@ -36,11 +36,10 @@ int sidetable_present(void);
 int sidetable_open(struct sidetable *st);
 void sidetable_close(struct sidetable *st);
 
-/* The run-time addresses of the functions whose table numbers no paths (paths 0: the
- * pass fell back to method and loop signals, e.g. for an indirect branch, or built them
- * without paths), sorted; *n how many. malloc'd (NULL with *n 0 when there are none or
- * memory runs out). */
-uint64_t *sidetable_pathless(const struct sidetable *st, size_t *n);
+/* The run-time addresses of the functions whose table numbers paths (paths above 0: not
+ * those the pass fell back to method and loop signals for, e.g. for an indirect branch,
+ * or built without paths), sorted; *n how many. malloc'd; NULL when memory runs out. */
+uint64_t *sidetable_pathed(const struct sidetable *st, size_t *n);
 
 /* The record of the function at run-time address fn, or NULL. */
 const struct sidetable_record *sidetable_lookup(const struct sidetable *st, uint64_t fn);

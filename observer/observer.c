@@ -227,7 +227,9 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
              fp = read_frame(b, &fn), v = hooks, tid = o->block_tid;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
     if (fp) *seen = tid;
-    if (!fp && *seen == tid) *method = 0; /* a frames thread outside its functions */
+    /* a frames thread outside its functions; where the pass's function comes from the
+     * loop word, 0 there is the hooks' tree (method_from_loop), whose function it keeps */
+    if (!fp && *seen == tid && !o->plan.method_from_loop) *method = 0;
     if (fp) {
         s->walks++;
         v = STACKWALK_CHAIN(CHAIN_LOST);
@@ -250,7 +252,7 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
             if (!fp) { /* the thread left every function that publishes a frame */
                 s->walks--;
                 v = hooks;
-                *method = 0;
+                if (!o->plan.method_from_loop) *method = 0;
                 break;
             }
             if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
@@ -609,24 +611,25 @@ static int path_settle(struct observer *o, int final)
     return 1;
 }
 
-/* Whether fn is one of the plan's functions without paths. */
+/* Whether fn is a function that appends no paths: not 0 (outside every instrumented
+ * function: the next path is the sample's) and not one of the plan's with paths. */
 static inline int pathless(const struct probe_plan *p, uint64_t fn)
 {
-    unsigned lo = 0, hi = p->n_pathless;
+    unsigned lo = 0, hi = p->n_pathed;
     while (lo < hi) {
         unsigned mid = lo + (hi - lo) / 2;
-        if (p->pathless[mid] < fn)
+        if (p->pathed[mid] < fn)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < p->n_pathless && p->pathless[lo] == fn;
+    return fn != 0 && !(lo < p->n_pathed && p->pathed[lo] == fn);
 }
 
 static void path_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
                         unsigned flags)
 {
-    if (o->plan.n_pathless && o->plan.method_tag &&
+    if (o->plan.pathed && o->plan.method_tag &&
         pathless(&o->plan, prev[o->key_offset + o->plan.method_tag])) {
         o->path_totals.pathless++;
         return;

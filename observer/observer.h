@@ -73,7 +73,7 @@ struct path_totals {
     uint64_t dropped;     /* the waiting room was full: a period older than
                              OBSERVER_PENDING periods whose path had still not completed */
     uint64_t none;        /* the thread had no path ring (not attached, another process) */
-    uint64_t pathless;    /* the function executing appends no paths (plan.pathless) */
+    uint64_t pathless;    /* the function executing appends no paths (plan.pathed) */
 };
 
 /* Periods that may wait for their path to complete. */

@@ -103,11 +103,13 @@ struct probe_plan {
      * in the loop word (slot 10) and not in slot 8 (signals/path.h): the sample's
      * function is SHIM_LOOP_FN of slot 10 when that is not 0, slot 8 otherwise. */
     int method_from_loop;
-    /* With `paths`: the functions that append no paths (their table numbers none: an
-     * indirect branch made the pass fall back), sorted. A period in one of them is not
-     * held back for a path that never comes (path_totals.pathless). */
-    const uint64_t *pathless;
-    unsigned n_pathless;
+    /* With `paths`: the functions that append paths (their table numbers some), sorted,
+     * n_pathed of them. A period in any other function but 0 (one whose table numbers
+     * none because an indirect branch made the pass fall back, one built without the pass,
+     * e.g. with the -finstrument-functions hooks) is not held back for a path that never
+     * comes (path_totals.pathless). NULL: every period waits. */
+    const uint64_t *pathed;
+    unsigned n_pathed;
     struct probe_by by;
 };
 

@@ -11,10 +11,12 @@
 #      normally and the workers' contexts are in the profile (with BPF thread identity,
 #      which with_tracefs.sh gives where it can; without it, only the thread on the
 #      observed CPU is walked, and the run must still end normally);
-#   4. mixed_phases.c built with the pass (method,loop) calling mixed_hooked.c built with
+#   4. mixed_phases.c built with the pass calling mixed_hooked.c built with
 #      -finstrument-functions: each function's share within 2 points of the program's
-#      own measurement, and no sample pairs a function with another's context (the pass
-#      stores its function in the loop word only, the hooks clear that word).
+#      own measurement; with SHIM_PASS=method,loop, no sample pairs a function with
+#      another's context (the pass stores its function in the loop word only, the hooks
+#      clear that word); with method,loop,context, the hooks' function is kept where the
+#      walk finds no frame.
 # Usage: run_cct_walk.sh PLUGIN CLANG SOURCE_DIR LIBSHIM_DIR WORKDIR | --skip REASON
 set -eu
 if [ "$1" = --skip ]; then
@@ -34,9 +36,11 @@ build cct_phases.c cct_walk
 build many_contexts.c many_walk
 build walk_threads.c walk_threads -pthread
 "$clang" -O2 -g -finstrument-functions -c "$src/tests/fidelity/mixed_hooked.c" -o mixed_hooked.o
-SHIM_PASS=method,loop "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
-    "$src/tests/fidelity/mixed_phases.c" mixed_hooked.o -o mixed_phases \
-    -L"$libdir" -lshim -Wl,-rpath,"$libdir"
+for mode in method,loop method,loop,context; do
+    SHIM_PASS=$mode "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+        "$src/tests/fidelity/mixed_phases.c" mixed_hooked.o -o "mixed_phases_$mode" \
+        -L"$libdir" -lshim -Wl,-rpath,"$libdir"
+done
 
 # twice NAME PROFILE TRUTH PROGRAM SECONDS CHECK [CHECK_ARGS...]: PROGRAM run at 2500
 # cycles (as fidelity_pass: the shares are held to 2 points, not the sampling cost) and
@@ -93,4 +97,6 @@ print("ok: the run ended normally")
 PY
 
 # code built with the pass calling code built with the hooks
-twice mixed mixed.json mixed_truth.txt ./mixed_phases 1 check_functions.py
+twice mixed mixed.json mixed_truth.txt ./mixed_phases_method,loop 1 check_functions.py
+twice mixed_walk mixed_walk.json mixed_walk_truth.txt ./mixed_phases_method,loop,context 1 \
+    check_functions.py

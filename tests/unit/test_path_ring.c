@@ -28,7 +28,7 @@
 
 #define FN_A 0x401000u
 #define FN_B 0x402000u
-#define FN_C 0x403000u /* a function without path numbering (an indirect branch) */
+#define FN_C 0x403000u /* a function without path numbering (an indirect branch, or no pass) */
 
 /* The append the pass generates (path.h), in C. */
 static void append(struct shim_path_ring *r, uint64_t fn, uint64_t path)
@@ -111,15 +111,15 @@ static struct test_program program;
  * that never completes before the stop. With `calls`, A's path 0 instead works for a
  * long time, then calls B, whose path 2 completes first (a short one), then completes
  * itself: the method signal says which function runs. */
-static const uint64_t pathless_fns[] = {FN_C};
+static const uint64_t pathed_fns[] = {FN_A, FN_B}; /* C is not: its periods wait for none */
 
 static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang,
                 int calls)
 {
     struct probe_plan plan = {0};
     if (calls == 2) { /* C, which appends no paths, calls B again and again */
-        plan.pathless = pathless_fns;
-        plan.n_pathless = 1;
+        plan.pathed = pathed_fns;
+        plan.n_pathed = 2;
     }
     plan.registry = test_program_init(&program, thread_word, 0);
     test_set_tag(&program, 0, 1);
@@ -254,7 +254,8 @@ static void caller_before_call(void **state)
 }
 
 /* A period in a function the pass numbered no paths for (an interpreter's dispatch loop
- * built on computed goto) does not wait for a path that never comes: it is counted as
+ * built on computed goto), or in one built without the pass (with the hooks), does not
+ * wait for a path that never comes: it is counted as
  * pathless at once, and its callee's periods still find their paths. */
 static void pathless_functions_do_not_wait(void **state)
 {
