@@ -583,9 +583,26 @@ static int path_settle(struct observer *o, int final)
         pending_pop(o);
         return 1;
     }
+    /* what the looks for this function's path passed over: the waiting periods of one
+     * function in one stretch share a start, so each need not read the same entries
+     * again, and a look the scan budget cut short goes on where it stopped */
+    struct path_scan_memo *m = &o->scan_memo;
+    if (fn && fn == m->fn && ring == m->ring && w[1] >= m->from && w[1] <= m->to) {
+        w[1] = m->to;
+    } else {
+        m->fn = fn;
+        m->ring = ring;
+        m->from = m->to = w[1];
+    }
     while ((found = path_ring_resolve(ring, w[1], &key[1], &key[2])) == PATH_RESOLVED && fn &&
-           key[1] != fn)
-        w[1]++; /* a path of a function it called: the sampled one completes later */
+           key[1] != fn) {
+        m->to = ++w[1]; /* a path of a function it called: the sampled one completes later */
+        if (!final) {   /* enough for this period? */
+            if (o->path_scan == 0) return 0;
+            o->path_scan--;
+        }
+    }
+    m->to = w[1];
     switch (found) {
     case PATH_PENDING:
         if (!final) return 0;
@@ -643,6 +660,7 @@ static void path_period(struct observer *o, const uint64_t *prev, const uint64_t
     w[1] = prev[o->path_offset] + 1;
     memcpy(w + 2, prev, o->stride * sizeof *w);
     memcpy(w + 2 + o->stride, cur, o->stride * sizeof *w);
+    o->path_scan = OBSERVER_PATH_SCAN;
     while (o->pending_n && path_settle(o, 0))
         ;
 }

@@ -78,6 +78,12 @@ struct path_totals {
 
 /* Periods that may wait for their path to complete. */
 #define OBSERVER_PENDING 1024
+/* Ring entries of other functions' paths passed over per period, at most, while the
+ * waiting periods look for their own (path_settle): each is a read of a line the program
+ * wrote, a cache miss; a caller's period behind a callee completing a path every few
+ * cycles would otherwise read hundreds a period, and the observer's periods would grow
+ * until they counted as interrupted. A look that falls behind ends as `overwritten`. */
+#define OBSERVER_PATH_SCAN 32
 
 /* How often and for how long the observer steps off its CPU (observer_run). */
 #define OBSERVER_BREATHS_PER_SECOND   20
@@ -98,8 +104,14 @@ struct observer {
     struct loghist cpc;    /* every rated period, before DTE */
     struct observer_totals totals;
     uint64_t first_tsc, last_tsc;
-    double cpu_seconds;    /* observer thread CPU time spent in observer_run */
-    uint64_t breaths;      /* times it stepped off its CPU */
+    double cpu_seconds; /* observer thread CPU time spent in observer_run */
+    uint64_t breaths;   /* times it stepped off its CPU */
+    unsigned path_scan; /* ring entries this period may still pass over (path_settle) */
+    /* The last look for a function's path: the ring's entries [from, to) are others'. */
+    struct path_scan_memo {
+        uint64_t fn, from, to;
+        const void *ring;
+    } scan_memo;
     uint64_t breath_every; /* params.breath_every; never: UINT64_MAX */
     /* Tag i begins a pair the program writes together (slots 2k and 2k + 1 at tags i and
      * i + 1): take_sample reads the two with one 16-byte load. Decided once, here. */

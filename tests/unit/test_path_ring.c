@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <x86intrin.h>
@@ -113,6 +114,8 @@ static struct test_program program;
  * itself: the method signal says which function runs. */
 static const uint64_t pathed_fns[] = {FN_A, FN_B}; /* C is not: its periods wait for none */
 
+static uint64_t busy_a, busy_b; /* calls == 3: A's and B's own cycles */
+
 static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period, int hang,
                 int calls)
 {
@@ -149,6 +152,22 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
         store(&method_word, FN_B);
         spin(1000);
         append(ring, FN_B, 2);
+    }
+    while (calls == 3 && now_ns() < end) { /* A calls B, which completes 1500 short paths */
+        uint64_t t0 = __rdtsc();
+        store(&method_word, FN_A);
+        spin(80000);
+        uint64_t t1 = __rdtsc();
+        store(&method_word, FN_B);
+        for (int i = 0; i < 1500; i++) {
+            spin(20);
+            append(ring, FN_B, 2);
+        }
+        store(&method_word, FN_A);
+        uint64_t t2 = __rdtsc();
+        append(ring, FN_A, 0);
+        busy_a += t1 - t0;
+        busy_b += t2 - t1;
     }
     while (calls && now_ns() < end) {
         store(&method_word, FN_A); /* long against a sample period, even under TSan */
@@ -278,6 +297,40 @@ static void pathless_functions_do_not_wait(void **state)
     free(ring);
 }
 
+/* A caller's periods wait while its callee completes a path every few dozen cycles (1500
+ * of them): they still find the caller's path. The look for it passes over at most
+ * OBSERVER_PATH_SCAN entries a period, and the periods of one stretch of A share what an
+ * earlier one passed over instead of each reading the callee's entries again. */
+static void caller_behind_a_busy_callee(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    run(&o, ring, 1000, 0, 3);
+    check_paths(&o);
+    uint64_t a = 0, b = 0;
+    for (uint32_t i = 0; i < o.paths.n_entries; i++) {
+        const uint64_t *k = tag_table_key(&o.paths, i);
+        if (k[1] == FN_A) a += tag_table_entry(&o.paths, i)->cycles;
+        if (k[1] == FN_B) b += tag_table_entry(&o.paths, i)->cycles;
+    }
+    const struct path_totals *pt = &o.path_totals;
+    print_message("A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending "
+                  "%llu, dropped %llu; interrupted periods %llu of %llu\n",
+                  (unsigned long long)a, (unsigned long long)b, (unsigned long long)pt->resolved,
+                  (unsigned long long)pt->overwritten, (unsigned long long)pt->pending,
+                  (unsigned long long)pt->dropped, (unsigned long long)o.totals.interrupted,
+                  (unsigned long long)o.totals.total);
+    double share = (double)a / (double)(a + b), truth = (double)busy_a / (double)(busy_a + busy_b);
+    print_message("A's share of the two paths: %.3f; of the program's own time: %.3f\n", share,
+                  truth);
+    assert_true(b > 0);
+    assert_true(fabs(share - truth) < 0.05);
+    assert_true(10 * (pt->overwritten + pt->dropped) < pt->resolved);
+    observer_free(&o);
+    free(ring);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +339,7 @@ int main(void)
         cmocka_unit_test(fastest_and_pending_at_stop),
         cmocka_unit_test(caller_before_call),
         cmocka_unit_test(pathless_functions_do_not_wait),
+        cmocka_unit_test(caller_behind_a_busy_callee),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
