@@ -100,7 +100,7 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
         o->tag_pair[i] =
             plan->tag_slot[i] % 2 == 0 && plan->tag_slot[i + 1] == plan->tag_slot[i] + 1;
     o->loop_tag = 0;
-    for (unsigned i = 0; plan->method_from_loop && i < plan->n_tags; i++)
+    for (unsigned i = 0; i < plan->n_tags; i++)
         if (plan->tag_slot[i] == SHIM_SLOT_LOOP) o->loop_tag = i + 1;
     o->method_pair = plan->method_tag && o->tag_pair[plan->method_tag - 1] &&
                      plan->tag_slot[plan->method_tag - 1] == SHIM_SLOT_METHOD;
@@ -206,25 +206,25 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * loop word's. A frame without a function is a thread between a function and a caller
  * that publishes none (the outermost instrumented call, entered or left): no frame.
  * Compiler fences keep the reads where they are among the stack's. */
-static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn)
+static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint64_t *loop)
 {
-    uint64_t loop, fp;
+    uint64_t fp;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    signal_block_load_pair(b, SHIM_SLOT_LOOP, &loop, &fp);
+    signal_block_load_pair(b, SHIM_SLOT_LOOP, loop, &fp);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    *fn = SHIM_LOOP_FN(loop);
+    *fn = SHIM_LOOP_FN(*loop);
     return *fn ? fp : 0;
 }
 
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
-                             uint64_t hooks)
+                             uint64_t *loop, uint64_t hooks)
 {
     struct chain_store *s = &o->chains;
     uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
-             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn,
-             fp = read_frame(b, &fn), v = hooks, tid = o->block_tid;
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn, lw,
+             fp = read_frame(b, &fn, &lw), v = hooks, tid = o->block_tid;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
     if (fp) *seen = tid;
     /* a frames thread outside its functions; where the pass's function comes from the
@@ -237,7 +237,7 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
         for (int attempt = 0; lo && hi && attempt < STACKWALK_ATTEMPTS; attempt++) {
             uint64_t next = 0, ret = 0, fn2;
             int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fp2 = read_frame(b, &fn2);
+            uint64_t lw2, fp2 = read_frame(b, &fn2, &lw2);
             if (fp2 == fp && fn2 == fn) { /* the innermost frame is the sampled one's */
                 struct chain_walk_frames *w = &o->walk;
                 unsigned n = framed ? chain_walk_on(fp, next, ret, hi, w) : 0;
@@ -245,10 +245,12 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
                 s->cut_walks += (uint64_t)w->cut;
                 v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
                 *method = fn;
+                if (loop) *loop = lw; /* read with the frame: the same function's */
                 break;
             }
             fp = fp2;
             fn = fn2;
+            lw = lw2;
             if (!fp) { /* the thread left every function that publishes a frame */
                 s->walks--;
                 v = hooks;
@@ -350,8 +352,8 @@ static inline void take_sample(struct observer *o, uint64_t *s)
         }
     if (p->method_from_loop && b) method_from_loop(o, b, key);
     if (p->walk_tag && b)
-        key[p->walk_tag] =
-            walk_context(o, (struct shim_block *)b, &key[p->method_tag], key[p->walk_tag]);
+        key[p->walk_tag] = walk_context(o, (struct shim_block *)b, &key[p->method_tag],
+                                        o->loop_tag ? &key[o->loop_tag] : NULL, key[p->walk_tag]);
     if (!p->paths) return;
     const struct shim_path_ring *ring =
         b ? (const struct shim_path_ring *)(uintptr_t)__atomic_load_n(

@@ -116,9 +116,10 @@ struct observer {
     /* Tag i begins a pair the program writes together (slots 2k and 2k + 1 at tags i and
      * i + 1): take_sample reads the two with one 16-byte load. Decided once, here. */
     unsigned char tag_pair[SHIM_TAG_SLOTS];
-    /* With plan.method_from_loop: 1 + the index among the tags of the loop word (slot
-     * 10), whose function is the sample's; 0: the loop word is not a tag, and is read
-     * by itself. */
+    /* 1 + the index among the tags of the loop word (slot 10); 0: not a tag. With
+     * plan.method_from_loop its function is the sample's (read by itself when it is not
+     * a tag); with a stack walk, the word read with the frame replaces it, so that the
+     * sample's loop is its function's. */
     unsigned loop_tag;
     /* The method tag and the next (slot 9, the hooks' context) are read as a pair. */
     int method_pair;

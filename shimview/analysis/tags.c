@@ -74,8 +74,13 @@ char *tag_entry_name(const struct profile *p, const struct profile_tag *t)
     if (t->is_other) fputs("other", f);
     if (group) fputs(group, f);
     if (tuple && t->nvalues == 0) fputs("(untagged)", f);
-    for (size_t i = 0; tuple && i < t->nvalues; i++) {
-        if (i > 0) fputc('/', f);
+    /* a slot the program never signalled says nothing, unless it is all there is */
+    uint32_t all = t->nvalues >= 32 ? UINT32_MAX : (UINT32_C(1) << t->nvalues) - 1;
+    uint32_t skip = (p->silent_tags & all) == all ? 0 : p->silent_tags;
+    for (size_t i = 0, first = 1; tuple && i < t->nvalues; i++) {
+        if (i < 32 && (skip >> i & 1)) continue;
+        if (!first) fputc('/', f);
+        first = 0;
         if (t->names[i])
             fputs(t->names[i], f);
         else

@@ -103,10 +103,14 @@ static size_t utf8_prefix_bytes(const char *s, size_t width)
 
 void table_set_cut(struct table *t, size_t col, const char *text, size_t max_width)
 {
-    if (max_width < 4 || table_text_width(text) <= max_width)
+    size_t width = table_text_width(text);
+    if (max_width < 4 || width <= max_width) {
         table_set(t, col, "%s", text);
-    else
-        table_set(t, col, "%.*s...", (int)utf8_prefix_bytes(text, max_width - 3), text);
+        return;
+    }
+    size_t head = (max_width - 3) / 2, tail = max_width - 3 - head;
+    const char *end = text + utf8_prefix_bytes(text, width - tail);
+    table_set(t, col, "%.*s...%s", (int)utf8_prefix_bytes(text, head), text, end);
 }
 
 void table_end_header(struct table *t)

@@ -25,8 +25,9 @@ void table_add_row(struct table *t);
 void table_set(struct table *t, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A cell holding text cut to max_width code points, ending in "..." when it was cut
- * (max_width 0: never cut). */
+/* A cell holding text cut to max_width code points (max_width 0: never cut): its start
+ * and its end with "..." between them, so that a long calling context keeps both the
+ * function it names first and the innermost calls and loop it ends with. */
 void table_set_cut(struct table *t, size_t col, const char *text, size_t max_width);
 
 /* The rows added so far are headers: text output rules a line under them. */

@@ -413,6 +413,10 @@ struct profile {
      * in signals.tags, when the observer read them; and the optional `paths`. */
     int has_function_slot, has_loop_slot;
     size_t function_tag, loop_tag;
+    /* Bit i: tag i is not one of those reserved slots and no entry's value i is other
+     * than 0 or has a name: a slot the program never signalled (the phase slot of a
+     * program built with the pass alone, say), which names leave out. */
+    uint32_t silent_tags;
     int has_paths;
     struct profile_paths paths;
 };

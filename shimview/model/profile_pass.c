@@ -387,12 +387,29 @@ static int read_paths(struct reader *r, const json_t *root, struct profile *p,
     return 0;
 }
 
+/* profile.silent_tags: the tags no entry holds anything but an unnamed 0 in. */
+static void find_silent(struct profile *p)
+{
+    p->silent_tags = 0;
+    for (size_t i = 0; i < p->signals.ntags && i < 32; i++) {
+        if ((p->has_function_slot && i == p->function_tag) || (p->has_cct && i == p->cct.cct_tag) ||
+            (p->has_loop_slot && i == p->loop_tag))
+            continue;
+        int used = 0;
+        for (size_t k = 0; k < p->ntags && !used; k++)
+            used = i < p->tags[k].nvalues &&
+                   (p->tags[k].values[i] != 0 || (p->tags[k].names && p->tags[k].names[i]));
+        if (!used) p->silent_tags |= UINT32_C(1) << i;
+    }
+}
+
 int profile_read_pass(struct reader *r, const json_t *root, struct profile *p,
                       const struct key_ref *fn_by_id, const struct key_ref *fn_by_address)
 {
     struct paths_ctx c = {p, fn_by_id, fn_by_address};
     if (read_tables(r, root, p)) return -1;
     find_slots(p);
+    find_silent(p);
     for (size_t i = 0; i < p->ntags; i++) {
         size_t mark = path_key(r, "tags");
         path_index(r, i);

@@ -17,9 +17,11 @@ Also checks that the function and the context of every sample were read together
 function a tag entry's slot 8 holds is the function of the context node its slot 9 names
 (the node's own function; rows 0 and 1 name none, and a function of 0 is a thread
 outside its instrumented functions, whose context is the node of the moment shim
-started). A sample read between the hooks' two stores used to pair the callee with the
-caller's context (signals/signal_block.h), and a walk's function read apart from its
-frame another function's (signals/stackwalk.h); any such sample fails the check."""
+started), and, where the loop word (slot 10) is read, the function it names. A sample
+read between the hooks' two stores used to pair the callee with the caller's context
+(signals/signal_block.h), a walk's function read apart from its frame another function's
+(signals/stackwalk.h), and a walk's function the loop word read before it, another's;
+any such sample fails the check."""
 import json
 import sys
 
@@ -53,11 +55,13 @@ def shares(profile, truth_file):
 
 
 def torn(profile):
-    """(samples whose function is not their context's, samples with a context node)"""
+    """(samples whose function is not their context's, or not their loop word's, samples
+    with a context node)"""
     d = json.load(open(profile))
     address = {f["id"]: f["address"] % 2**64 for f in d["functions"]}
     tags = [t["slot"] for t in d["signals"]["tags"]]
     fslot, cslot = tags.index(d["cct"]["method_slot"]), tags.index(d["cct"]["cct_slot"])
+    lslot = tags.index(10) if 10 in tags else None
     node_fn = {}
     for th in d["cct"]["threads"]:
         for i, (_parent, fn, _site) in enumerate(th["nodes"]):
@@ -66,10 +70,13 @@ def torn(profile):
     bad = seen = 0
     for e in d["tags"]:
         want = node_fn.get(e["values"][cslot] % 2**64)
-        if want is None or e["values"][fslot] % 2**64 == 0:
+        fn = e["values"][fslot] % 2**64
+        loop_fn = e["values"][lslot] % 2**48 if lslot is not None else 0
+        if fn == 0 or (want is None and loop_fn == 0):
             continue
         seen += e["samples"]
-        bad += e["samples"] if e["values"][fslot] % 2**64 != want else 0
+        if (want is not None and fn != want) or (loop_fn and loop_fn != fn):
+            bad += e["samples"]
     return bad, seen
 
 

@@ -124,8 +124,9 @@ def check_text(p, text, ntop):
     head = re.split(r"\s{2,}", lines[at[0] + 1].strip())
     want = [by["by"]] + [x for t in tags for x in (tag_name(p, t), "n")]
 
-    def same(shown, name):  # a long name is cut to its column, ending in "..."
-        return shown == name or (shown.endswith("...") and name.startswith(shown[:-3]))
+    def same(shown, name):  # a long name is cut to its column: its start...its end
+        head, cut, tail = shown.partition("...")
+        return shown == name or (cut and name.startswith(head) and name.endswith(tail))
 
     report(len(head) == len(want) and all(same(a, b) for a, b in zip(head, want)), "report: the by table's header names X and the top %d tags" % len(tags),
            "header %r, expected %r" % (head, want))

@@ -178,6 +178,24 @@ run compare "$FX" "$FX"
 expect_status "compare matches loops by name" 0
 expect_in "$WORK/out" "read/classify/classify loop 2 (pass_source.c:22)" "compare: a loop's name"
 
+# a slot no entry signalled (the phase slot of a program built with the pass alone) is
+# left out of the names; a name too long for its column keeps its start and its end
+python3 - "$FX" "$WORK/silent.json" <<'PY' || exit 1
+import json, sys
+p = json.load(open(sys.argv[1]))
+for t in p["tags"]:
+    t["values"][0] = 0
+    if t.get("names"):
+        t["names"][0] = None
+json.dump(p, open(sys.argv[2], "w"))
+PY
+run report "$WORK/silent.json"
+expect_status "report of a profile whose phase slot was never signalled" 0
+expect_not_in "$WORK/out" "before the first signal" "report: a slot never signalled is left out of names"
+expect_in "$WORK/out" "classify/classify loop 2 (pass_source.c:22)" "report: the function and loop name the row"
+expect_in "$WORK/out" "sum_positive/sum_posit...op 1 (pass_source.c:10)" \
+    "report: a long name is cut in its middle, its loop and line kept"
+
 # ---- malformed tables and path entries: one line naming the member, status 1 ----
 while IFS='|' read -r brk member; do
     python3 "$HERE/pass_fixture.py" "$GOOD" "$WORK/bad-$brk.json" "$brk" || exit 1
