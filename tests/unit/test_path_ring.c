@@ -245,6 +245,24 @@ static void fastest_and_pending_at_stop(void **state)
     free(ring);
 }
 
+/* The cycles the periods of A's paths and of B's path got; printed with the totals. */
+static void a_and_b_cycles(const struct observer *o, uint64_t *a, uint64_t *b)
+{
+    *a = *b = 0;
+    for (uint32_t i = 0; i < o->paths.n_entries; i++) {
+        const uint64_t *k = tag_table_key(&o->paths, i);
+        if (k[1] == FN_A) *a += tag_table_entry(&o->paths, i)->cycles;
+        if (k[1] == FN_B) *b += tag_table_entry(&o->paths, i)->cycles;
+    }
+    const struct path_totals *pt = &o->path_totals;
+    print_message("A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending "
+                  "%llu, dropped %llu; interrupted periods %llu of %llu\n",
+                  (unsigned long long)*a, (unsigned long long)*b, (unsigned long long)pt->resolved,
+                  (unsigned long long)pt->overwritten, (unsigned long long)pt->pending,
+                  (unsigned long long)pt->dropped, (unsigned long long)o->totals.interrupted,
+                  (unsigned long long)o->totals.total);
+}
+
 /* A function's work before a call belongs to its own path, not to the callee's, which
  * completes first: 80000 cycles of A's against 10000 of B's. */
 static void caller_before_call(void **state)
@@ -254,18 +272,8 @@ static void caller_before_call(void **state)
     struct shim_path_ring *ring = new_ring();
     run(&o, ring, 1000, 0, 1);
     check_paths(&o);
-    uint64_t a = 0, b = 0;
-    for (uint32_t i = 0; i < o.paths.n_entries; i++) {
-        const uint64_t *k = tag_table_key(&o.paths, i);
-        if (k[1] == FN_A) a += tag_table_entry(&o.paths, i)->cycles;
-        if (k[1] == FN_B) b += tag_table_entry(&o.paths, i)->cycles;
-    }
-    print_message(
-        "A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending %llu, "
-        "dropped %llu\n",
-        (unsigned long long)a, (unsigned long long)b, (unsigned long long)o.path_totals.resolved,
-        (unsigned long long)o.path_totals.overwritten, (unsigned long long)o.path_totals.pending,
-        (unsigned long long)o.path_totals.dropped);
+    uint64_t a, b;
+    a_and_b_cycles(&o, &a, &b);
     assert_true(b > 0);
     assert_true(a > 3 * b); /* by the next completed path alone, A would get next to none */
     observer_free(&o);
@@ -308,19 +316,9 @@ static void caller_behind_a_busy_callee(void **state)
     struct shim_path_ring *ring = new_ring();
     run(&o, ring, 1000, 0, 3);
     check_paths(&o);
-    uint64_t a = 0, b = 0;
-    for (uint32_t i = 0; i < o.paths.n_entries; i++) {
-        const uint64_t *k = tag_table_key(&o.paths, i);
-        if (k[1] == FN_A) a += tag_table_entry(&o.paths, i)->cycles;
-        if (k[1] == FN_B) b += tag_table_entry(&o.paths, i)->cycles;
-    }
+    uint64_t a, b;
+    a_and_b_cycles(&o, &a, &b);
     const struct path_totals *pt = &o.path_totals;
-    print_message("A's path: %llu cycles, B's: %llu; resolved %llu, overwritten %llu, pending "
-                  "%llu, dropped %llu; interrupted periods %llu of %llu\n",
-                  (unsigned long long)a, (unsigned long long)b, (unsigned long long)pt->resolved,
-                  (unsigned long long)pt->overwritten, (unsigned long long)pt->pending,
-                  (unsigned long long)pt->dropped, (unsigned long long)o.totals.interrupted,
-                  (unsigned long long)o.totals.total);
     double share = (double)a / (double)(a + b), truth = (double)busy_a / (double)(busy_a + busy_b);
     print_message("A's share of the two paths: %.3f; of the program's own time: %.3f\n", share,
                   truth);
