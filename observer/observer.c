@@ -192,10 +192,12 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * cache line the program keeps writing): if either changed, the thread has moved on and
  * it starts again from the new frame word, up to STACKWALK_ATTEMPTS times, then counts
  * the sample as lost. The sample's function is the one the walk read with the frame:
- * the method signal the tags read a moment before may already be another's. Without a
- * frame, a thread that publishes frames is outside its instrumented functions (function
- * 0, the context slot's word); one that never has (code with the hooks' tree) keeps the
- * function and context the tags read.
+ * the method signal the tags read a moment before may already be another's, and so is
+ * the loop word, which the walk's replaces. Without a frame, a thread that publishes
+ * frames is outside its instrumented functions (function 0, the context slot's word),
+ * unless code built with the pass runs (method_from_loop: a loop word of 0 is then the
+ * hooks' tree, whose function the tags read); one that never has (code with the hooks'
+ * tree) keeps the function and context the tags read.
  * The frames outside it change only when the thread returns past them, so the rest of
  * the walk is not checked again: checking after the whole walk, several cache misses
  * long, lost a sample in six on a call-dense interpreter, and only those in functions
@@ -270,8 +272,9 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
  * otherwise. Where the hooks' tree runs too (the context slot, read with the method slot
  * as a pair, is not 0), the hooks clear the loop word before they store the pair, and
  * the pass stores only the loop word: the pair is read again after the loop word, and
- * the three are kept only when the pair did not change meanwhile (up to three times),
- * so that a sample never pairs the function of one moment with the context of another.
+ * the three are read again while the pair changed meanwhile (up to three times; then
+ * the last reads are kept), so that a sample does not pair the function of one moment
+ * with the context of another.
  */
 static inline void method_from_loop(struct observer *o, const struct shim_block *b, uint64_t *key)
 {
@@ -653,6 +656,7 @@ static void path_period(struct observer *o, const uint64_t *prev, const uint64_t
         o->path_totals.pathless++;
         return;
     }
+    o->path_scan = OBSERVER_PATH_SCAN;
     if (o->pending_n == OBSERVER_PENDING && !path_settle(o, 0)) {
         o->path_totals.dropped++;
         pending_pop(o);
@@ -662,7 +666,6 @@ static void path_period(struct observer *o, const uint64_t *prev, const uint64_t
     w[1] = prev[o->path_offset] + 1;
     memcpy(w + 2, prev, o->stride * sizeof *w);
     memcpy(w + 2 + o->stride, cur, o->stride * sizeof *w);
-    o->path_scan = OBSERVER_PATH_SCAN;
     while (o->pending_n && path_settle(o, 0))
         ;
 }

@@ -819,7 +819,8 @@ COLD struct cct_fstack *fstack_new(void)
 }
 
 /* Publishes the top pair (0, 0 when none) into the thread's block as the pass stores
- * it (signals/stackwalk.h, "read together"): the method in slot 8, then the function
+ * its frame signal (signals/stackwalk.h, "read together"), and the method in slot 8 for
+ * a program without code built with the pass (signals/path.h): slot 8, then the function
  * outside its loops (SHIM_LOOP_SIGNAL(fn, 0), slot 10) and its frame (slot 11), which
  * the walk reads with one load: entering a function (`entering`) the frame first,
  * going back to the caller the function first, the second a release store so the

@@ -3,7 +3,8 @@
  * observer turns it into a calling context (docs/calling-contexts.md).
  *
  * The pass keeps frame pointers in every function it instruments and stores, inline,
- * at entry and after every call returns, right after the method signal (slot 8):
+ * at entry and after every call returns, beside the loop word (slot 10, which names the
+ * function):
  *
  *   slot 11 (SHIM_SLOT_FRAME)  the function's frame address: where its caller's frame
  *                              pointer is saved, with the return address into the
@@ -32,8 +33,8 @@
  * chain [caller; a return address into the caller; the caller's own return address,
  * ...]: the caller calling itself once more, which the trees fold back into the caller's
  * node, so the sample keeps the caller's true context. Stores of the loop word alone,
- * inside a function, change only its loop number. The method signal (slot 8) is stored
- * as before, for the tuple; the walk's function replaces it there.
+ * inside a function, change only its loop number. The tuple's function (slot 8) and
+ * loop word are the walk's: the ones read with the frame.
  *
  * A thread's stack must stay mapped while the observer reads it: an observer adds one
  * to the block's count of walkers (SHIM_BLOCK_WALKING) before it reads the bounds and

@@ -486,8 +486,28 @@ static int make_rows(struct match *m)
 
 /* ---- the match ---- */
 
+/* A slot left out of the names (profile.silent_tags) only where every profile leaves it
+ * out: rows are matched by name, and a slot one run signalled and another did not must
+ * name the two runs' rows alike. */
+static void common_silent_slots(struct profile *const *p, size_t n)
+{
+    uint64_t slots = UINT64_MAX; /* by slot number: profiles may read different slots */
+    for (size_t j = 0; j < n; j++) {
+        uint64_t mine = 0;
+        for (size_t i = 0; i < p[j]->signals.ntags && i < 32; i++)
+            if ((p[j]->silent_tags >> i & 1) && p[j]->signals.tags[i].slot < 64)
+                mine |= UINT64_C(1) << p[j]->signals.tags[i].slot;
+        slots &= mine;
+    }
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < p[j]->signals.ntags && i < 32; i++)
+            if (p[j]->signals.tags[i].slot >= 64 || !(slots >> p[j]->signals.tags[i].slot & 1))
+                p[j]->silent_tags &= ~(UINT32_C(1) << i);
+}
+
 struct match *match_profiles(struct profile *const *p, size_t n)
 {
+    common_silent_slots(p, n);
     struct match *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->folded = calloc(n ? n : 1, sizeof *m->folded);

@@ -4,9 +4,9 @@
  * (`paths`), and the meaning of tag slots 8 and 10, read and checked as profile.c reads
  * the rest.
  *
- * Code built with the pass publishes the function executing (slot 8, as with
- * -finstrument-functions) and the loop executing in it (slot 10: the function's address
- * with the loop's number in the upper 16 bits), and appends every acyclic path it
+ * Code built with the pass publishes the loop executing (slot 10: the function's address
+ * with the loop's number in the upper 16 bits), from which the observer takes the
+ * function executing (slot 8, as with -finstrument-functions), and appends every acyclic path it
  * completes to a ring the observer reads. All three are numbers that mean something only
  * with the table the pass wrote for the function: its loops with their source lines, its
  * blocks, and the edges of the acyclic graph its paths were numbered on. So a loaded

@@ -8,12 +8,13 @@
  * extension point, which LLVM 14 runs at -O0 as well), so it numbers the control flow
  * that will really execute: after inlining, unrolling and CFG simplification. For each
  * function with a body it
- *   - stores the function's address into slot 8 at entry and after every call returns;
+ *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry and after every call
+ *     returns, and (the loop signal) on every edge that enters, repeats or leaves a
+ *     loop; the observer takes the function of slot 8 from it (signals/path.h), so slot 8
+ *     is not stored;
  *   - with the context signal, makes the function keep its frame pointer and stores its
- *     frame address into slot 11 right after slot 8 (signals/stackwalk.h: the observer
+ *     frame address into slot 11 beside slot 10 (signals/stackwalk.h: the observer
  *     walks the frame-pointer chain from it);
- *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry, on every edge that
- *     enters, repeats or leaves a loop, and after every call returns;
  *   - numbers the acyclic paths (Ball and Larus; numbering.h), keeps the path sum in a
  *     register, and appends (function, path) to the thread's path ring at every back
  *     edge and return;

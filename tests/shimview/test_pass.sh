@@ -195,6 +195,21 @@ expect_not_in "$WORK/out" "before the first signal" "report: a slot never signal
 expect_in "$WORK/out" "classify/classify loop 2 (pass_source.c:22)" "report: the function and loop name the row"
 expect_in "$WORK/out" "sum_positive/sum_posit...op 1 (pass_source.c:10)" \
     "report: a long name is cut in its middle, its loop and line kept"
+# compared with a run that signalled the slot once, the rows still match by name
+python3 - "$WORK/silent.json" "$WORK/silent2.json" <<'PY' || exit 1
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["tags"][-1]["values"][0] = 5
+json.dump(p, open(sys.argv[2], "w"))
+PY
+run compare "$WORK/silent.json" "$WORK/silent2.json"
+expect_status "compare: one run never signalled a slot, the other once" 0
+if grep -F "(before the first signal)/classify/classify loop 2 (pass_source.c:22)" "$WORK/out" |
+    grep -Eq '\) +26\.35% +26\.35%'; then
+    pass "compare: a slot one run signalled names both runs' rows alike, and they match"
+else
+    fail "compare: a slot one run signalled names both runs' rows alike, and they match"
+fi
 
 # ---- malformed tables and path entries: one line naming the member, status 1 ----
 while IFS='|' read -r brk member; do
