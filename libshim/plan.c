@@ -171,10 +171,8 @@ int plan_build(struct shim_run *r, struct shim_block *b, struct probe_plan *p)
     }
     if (!p->method_tag) p->walk_tag = 0; /* a chain starts with the method */
     /* code built with the pass stores its function in the loop word only (path.h); the
-     * hooks, where they run beside it, then store the loop word too */
+     * hooks' tree, where it runs beside it, clears the loop word (cct.c, publish) */
     p->method_from_loop = p->method_tag && sidetable_present();
-    cct_use_loop_word(p->method_from_loop);
-    if (p->method_from_loop) cct_republish();
     int rc = 0;
     if (hardware_default_rates(r, p) != 0)
         rc = run_fail(SHIM_EINVAL, c->strict, "SHIM_EVENTS: more than %d rates", PROBE_MAX_RATES);

@@ -607,7 +607,6 @@ static int path_settle(struct observer *o, int final)
             o->path_scan--;
         }
     }
-    m->to = w[1];
     switch (found) {
     case PATH_PENDING:
         if (!final) return 0;

@@ -390,25 +390,18 @@ HOT_INLINE void call_remember(struct cct_owner *a, uint64_t word, uint32_t cur, 
     __atomic_store_n(&c->parent, CCT_NO_NODE, __ATOMIC_RELAXED);
 }
 
-static int cct_loop_word; /* cct_use_loop_word */
-
-void cct_use_loop_word(int on)
-{
-    __atomic_store_n(&cct_loop_word, on, __ATOMIC_RELAXED);
-}
-
 /* Slots 8 and 9 together, in one 16-byte store (signal_block_store_pair): the observer
  * reads them with one load, so it never pairs the function with another's context.
- * Beside code built with the pass (cct_use_loop_word), the loop word is cleared first:
+ * The loop word (slot 10) is cleared first: where code built with the pass runs too,
  * the observer takes the function from slot 8 while the loop word is 0, and it reads
  * the pair before the loop word, so it sees the pair it goes with (never a function of
- * the pass's with the hooks' new context, or the reverse). */
+ * the pass's with the hooks' new context, or the reverse). Elsewhere nothing reads slot
+ * 10; one store to the pair's cache line costs less than asking whether to make it. */
 HOT_INLINE void publish(const struct cct_owner *a, uint64_t fn, uint32_t node)
 {
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
-    if (__builtin_expect(__atomic_load_n(&cct_loop_word, __ATOMIC_RELAXED), 0))
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], 0, __ATOMIC_RELAXED);
     SIGNAL_FENCE();
     signal_block_store_pair(b, SHIM_SLOT_METHOD, fn, CCT_SIGNAL(a->index, node));
 }

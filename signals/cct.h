@@ -65,12 +65,6 @@ SHIM_API void __cyg_profile_func_exit(void *fn, void *call_site);
  * pointers (cct.c, "the frame signal instead of the tree"). */
 void cct_use_frames(int on);
 
-/* From now on (on: 1) the tree's hooks clear the loop word (slot 10) before they store
- * slots 8 and 9: code built with the compiler pass runs in the program, and the
- * observer takes the function from the loop word while it is not 0, from slot 8 while
- * it is (signals/path.h). */
-void cct_use_loop_word(int on);
-
 /* Nonzero once any thread has run a hook: the program is instrumented. */
 int cct_active(void);
 

@@ -177,11 +177,11 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def product_sources(src):
-    for top in LIBRARY_LAYERS + ["formats", "shimview"]:
-        for d, _, names in os.walk(os.path.join(src, top)):
-            for n in sorted(names):
-                if n.endswith(SOURCES):
-                    yield os.path.relpath(os.path.join(d, n), src)
+    """The product's source paths, relative to src."""
+    return [os.path.relpath(os.path.join(d, n), src)
+            for top in LIBRARY_LAYERS + ["formats", "shimview"]
+            for d, _, names in os.walk(os.path.join(src, top))
+            for n in sorted(names) if n.endswith(SOURCES)]
 
 
 def check_includes(src):
