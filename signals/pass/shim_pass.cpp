@@ -9,9 +9,10 @@
  * that will really execute: after inlining, unrolling and CFG simplification. For each
  * function with a body it
  *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry and after every call
- *     returns, and (the loop signal) on every edge that enters, repeats or leaves a
- *     loop; the observer takes the function of slot 8 from it (signals/path.h), so slot 8
- *     is not stored;
+ *     returns, and (the loop signal) on every edge that enters or leaves a loop, but
+ *     not where another store or the return follows within a few instructions on every
+ *     path (dropCoveredLoopStores); the observer takes the function of slot 8 from it
+ *     (signals/path.h), so slot 8 is not stored;
  *   - with the context signal, makes the function keep its frame pointer and stores its
  *     frame address into slot 11 beside slot 10 (signals/stackwalk.h: the observer
  *     walks the frame-pointer chain from it);
@@ -79,6 +80,9 @@ namespace
 {
 
 constexpr uint64_t kVerifyLimit = 100000; /* SHIM_PASS_VERIFY enumerates up to this many */
+/* Straight-line code this short (instructions, no call) between two stores of one
+ * function's loop word counts to one of them: the other is not stored. */
+constexpr unsigned kShortCode = 12;
 constexpr unsigned kMaxLoopNumber = (1u << (64 - SHIM_LOOP_SHIFT)) - 1;
 
 /* ---- settings ---- */
@@ -313,6 +317,14 @@ bool signalsAfter(const CallBase &call)
     return !(callee && callee->isIntrinsic());
 }
 
+/* A call that may take time or store signals: not an intrinsic that compiles to a few
+ * instructions or none (a memory copy or fill may be long: it counts as a call). */
+bool isRealCall(const Instruction &i)
+{
+    if (!isa<CallBase>(i)) return false;
+    return !isa<IntrinsicInst>(i) || isa<MemIntrinsic>(i);
+}
+
 /* The instruction after `i`, passing over debug intrinsics and casts of `v`. */
 const Instruction *nextReal(const Instruction *i, const Value *&v)
 {
@@ -368,6 +380,7 @@ class FunctionInstrumenter
     {
         collectGraph();
         numberLoops();
+        findEntryLoop();
         num = numberPaths(g); /* also says which blocks are reachable, for every signal */
         FunctionRecord rec;
         rec.name = f.getName().str();
@@ -446,6 +459,101 @@ class FunctionInstrumenter
                 if (const DILocation *loc = i.getDebugLoc().get(); loc && loc->getLine())
                     return loc;
         return nullptr;
+    }
+
+    /* The edge by which the function enters its first loop, when that comes within
+     * kShortCode instructions of its entry, with no call, on its only path (through
+     * blocks joined by unconditional branches, each entered from the one before only).
+     * The entry then stores that loop's value at once and the edge stores nothing: the
+     * few instructions before the loop count to the loop, in the same function, where
+     * the store at entry would have been overwritten a moment later. */
+    void findEntryLoop()
+    {
+        if (!cfg.loop) return;
+        const BasicBlock *bb = &f.getEntryBlock();
+        unsigned left = kShortCode;
+        for (int hops = 0; hops < 4; hops++) {
+            for (const Instruction &i : *bb) {
+                if (isa<AllocaInst>(i) || isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+                if (i.isTerminator()) break;
+                if (isRealCall(i) || left-- == 0) return;
+            }
+            auto *br = dyn_cast<BranchInst>(bb->getTerminator());
+            if (!br || !br->isUnconditional()) return;
+            const BasicBlock *to = br->getSuccessor(0);
+            if (to->isLandingPad()) return;
+            if (li.getLoopFor(to)) {
+                entryLoop = {index[bb], index[to]};
+                return;
+            }
+            if (to->getSinglePredecessor() != bb) return;
+            bb = to;
+        }
+    }
+
+    /* Whether the edge `k` out of block `u` stores the loop word: it enters, leaves or
+     * crosses loops (not into a landing pad, which stores as a return from a call), and
+     * is not the edge into the first loop whose value the entry stores. */
+    bool crossesLoops(int u, size_t k) const
+    {
+        int v = g.succ[u][k];
+        return cfg.loop && !blocks[v]->isLandingPad() &&
+               li.getLoopFor(blocks[u]) != li.getLoopFor(blocks[v]) &&
+               !(u == entryLoop.first && v == entryLoop.second);
+    }
+
+    /* A loop store is left out when, from the top of its edge's target, every path
+     * comes within kShortCode instructions, and with no call, to a return (the
+     * caller's own store follows it) or to an edge whose loop store is kept: those few
+     * instructions count to a neighbouring loop of the same function instead (a loop
+     * just left on a short way out; an outer loop passed through on the way into an
+     * inner one). An edge whose store covers another's is kept for good, so that no
+     * stretch without a store is longer than kShortCode. Decided on the CFG as the
+     * optimiser left it. */
+    void dropCoveredLoopStores()
+    {
+        dropped.assign(blocks.size(), {});
+        pinned.assign(blocks.size(), {});
+        for (size_t u = 0; u < blocks.size(); u++) {
+            dropped[u].assign(g.succ[u].size(), 0);
+            pinned[u].assign(g.succ[u].size(), 0);
+        }
+        for (size_t u = 0; u < blocks.size(); u++) {
+            if (!num.reachable[u]) continue;
+            for (size_t k = 0; k < g.succ[u].size(); k++) {
+                if (!crossesLoops((int)u, k) || pinned[u][k]) continue;
+                std::vector<std::pair<int, size_t>> cover;
+                visits = 0;
+                if (!soonStored(g.succ[u][k], kShortCode, 0, cover)) continue;
+                dropped[u][k] = 1;
+                for (auto [cu, ck] : cover)
+                    pinned[cu][ck] = 1;
+            }
+        }
+    }
+
+    /* Whether every path from the top of block `v` reaches a return or a kept loop
+     * store within `left` instructions with no call; `cover` collects those stores. */
+    bool soonStored(int v, unsigned left, int hops, std::vector<std::pair<int, size_t>> &cover)
+    {
+        if (hops > 8 || ++visits > 64) return false; /* a bound on the work, not only the depth */
+        const BasicBlock *bb = blocks[v];
+        for (const Instruction &i : *bb) {
+            if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+            if (isa<ReturnInst>(i)) return true;
+            if (i.isTerminator()) break;
+            if (isRealCall(i) || left-- == 0) return false;
+        }
+        const Instruction *term = bb->getTerminator();
+        if ((!isa<BranchInst>(term) && !isa<SwitchInst>(term)) || left == 0) return false;
+        for (size_t k = 0; k < g.succ[v].size(); k++) {
+            if (crossesLoops(v, k) && !dropped[v][k]) {
+                cover.push_back({v, k});
+                continue;
+            }
+            if (!soonStored(g.succ[v][k], left - 1, hops + 1, cover)) return false;
+        }
+        return true;
     }
 
     /* The loop signal of a block's innermost loop. Loop numbers above what the signal
@@ -531,6 +639,7 @@ class FunctionInstrumenter
     void instrument()
     {
         /* everything below is decided on the CFG as it was; collect before changing */
+        if (cfg.loop) dropCoveredLoopStores();
         std::vector<Instruction *> calls;
         for (BasicBlock *bb : blocks)
             for (Instruction &i : *bb)
@@ -548,8 +657,9 @@ class FunctionInstrumenter
             f.addFnAttr("frame-pointer", "all");
             frame = emit.frameAddress(b);
         }
+        const BasicBlock *first = entryLoop.first >= 0 ? blocks[entryLoop.second] : &entry;
         emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
-                          cfg.loop ? loopValue(&entry) : nullptr, frame, true);
+                          cfg.loop ? loopValue(first) : nullptr, frame, true);
 
         for (Instruction *call : calls) {
             b.SetInsertPoint(call->getNextNode());
@@ -618,9 +728,9 @@ class FunctionInstrumenter
         bool postCall = invoke && invoke->getNormalDest() == to && signalsAfter(*invoke) &&
                         (cfg.method || cfg.loop || cfg.context);
         /* a back edge within one loop changes nothing: the value is already that loop's
-         * (its body's inner loops store it on their exits, its calls after they return) */
-        bool loopCross =
-            cfg.loop && !to->isLandingPad() && li.getLoopFor(from) != li.getLoopFor(to);
+         * (its body's inner loops store it on their exits, its calls after they return);
+         * nor does an edge whose store is covered (findEntryLoop, dropCoveredLoopStores) */
+        bool loopCross = crossesLoops(u, k) && (postCall || !dropped[u][k]);
         bool back = pathOn && num.back[u][k];
         bool add = pathOn && !back && num.live[u][k] && num.val[u][k] != 0;
         if (!postCall && !loopCross && !back && !add) return;
@@ -689,6 +799,9 @@ class FunctionInstrumenter
     bool pathOn = false;
     AllocaInst *pathSum = nullptr;
     Value *frame = nullptr; /* the frame address, computed at entry (context signal) */
+    std::pair<int, int> entryLoop{-1, -1}; /* the edge into the first loop (findEntryLoop) */
+    std::vector<std::vector<char>> dropped, pinned; /* per edge: dropCoveredLoopStores */
+    unsigned visits = 0;                            /* blocks one soonStored query looked at */
     std::vector<std::pair<int, int>> split;
 };
 

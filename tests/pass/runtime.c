@@ -9,7 +9,10 @@
  *          (the observer takes the function from slot 10: signals/path.h);
  *   slot 10 is also that function's innermost loop: fn | loop << 48 from the first
  *          iteration on, the inner loop's number inside it, the outer's once it has
- *          left the inner one, fn | 0 after the loop;
+ *          left the inner one, fn | 0 after the loop; but a loop that the function
+ *          enters within a few instructions of its entry is named from the entry on,
+ *          and a loop left by a short way out of the function (a few instructions, no
+ *          call, to the return) is still named there: the caller's own store follows;
  *   after a longjmp, slot 10 names the function whose setjmp returned again (the pass
  *          stores after setjmp as after any call), not the function that jumped;
  *   the ring holds each path work() completed, numbered 1, 2, ... in order, between
@@ -41,6 +44,7 @@ static struct shim_path_ring work_ring;
 static uint64_t leaf_method[2], leaf_loop[2];
 static uint64_t top_method[N], top_loop[N], after_method[N], after_loop[N], work_after_loop;
 static uint64_t outer_top[N], inner_after_call[N][M], outer_after_inner[N], nested_after_loop;
+static uint64_t at_entry, short_exit_after;
 
 __attribute__((noinline)) static int then_leaf(int i)
 {
@@ -70,6 +74,7 @@ __attribute__((noinline)) static int work(int n)
         after_loop[i] = LOOP();
     }
     work_after_loop = LOOP();
+    s += pass_support_records() == 0; /* a call (not instrumented): no short way out */
     return s;
 }
 
@@ -85,6 +90,28 @@ __attribute__((noinline)) static int nested(int n, int m)
         outer_after_inner[i] = LOOP();
     }
     nested_after_loop = LOOP();
+    s += pass_support_records() == 0;
+    return s;
+}
+
+/* A loop entered at once: the entry stores its value. */
+__attribute__((noinline)) static int starts_loop(void)
+{
+    int s = 0, i = 0, n = n_iterations;
+    at_entry = LOOP();
+    do
+        s += then_leaf(i);
+    while (++i < n);
+    return s;
+}
+
+/* A loop left by a short way out: nothing is stored after it. */
+__attribute__((noinline)) static int short_exit(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += else_leaf(i);
+    short_exit_after = LOOP();
     return s;
 }
 
@@ -142,6 +169,7 @@ int main(int argc, char **argv)
     }
     shim_tls_block = &block;
     int s = run_work() + nested(n_iterations, m_iterations) + catch_jump();
+    s += starts_loop() + short_exit(n_iterations);
 
     const void *w = (const void *)work, *t = (const void *)then_leaf;
     const void *e = (const void *)else_leaf, *nf = (const void *)nested;
@@ -162,6 +190,10 @@ int main(int argc, char **argv)
     }
     expect("slot 10 after work's loop", 0, work_after_loop, loop_signal(w, 0));
     expect("slot 10 after nested's loops", 0, nested_after_loop, loop_signal(nf, 0));
+    const void *sl = (const void *)starts_loop, *se = (const void *)short_exit;
+    expect("slot 10 at the entry of a function entering its loop at once", 0, at_entry,
+           loop_signal(sl, 1));
+    expect("slot 10 on a short way out after a loop", 0, short_exit_after, loop_signal(se, 1));
     const void *cj = (const void *)catch_jump;
     expect("the function in the function that jumps", 0, jumper_method,
            (uintptr_t)(const void *)jumper);
