@@ -152,6 +152,9 @@ int run_trylock(int *cancel);
 struct shim_run *run_current(void);
 void run_set_current(struct shim_run *r);
 
+/* Whether a run is going, read without the lock (async-signal-safe; a moment's view). */
+int run_going(void);
+
 /* Around fork(): the lock is held across it, given back in the parent and made anew in
  * the child (which then forgets the run: run_set_current(NULL)). */
 void run_fork_prepare(void);

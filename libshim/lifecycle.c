@@ -17,12 +17,16 @@
  * child never inherits it locked.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "signals/cct.h"
@@ -35,10 +39,64 @@
 #include "libshim/termination.h"
 #include "libshim/thread_identity.h"
 
+#ifndef SHIM_DOC_DIR
+#define SHIM_DOC_DIR "/usr/local/share/doc/shim"
+#endif
+
 extern char **environ;
 
 static int hooks_installed;
 static char last_output[PATH_MAX];
+
+/* Where the stop's messages go. A program may close its standard error before the
+ * atexit handler runs (coreutils' close_stdout does), and `stderr` is then a closed
+ * stream, so the stop writes with dprintf: to descriptor 2 while it is open, else to a
+ * copy of it taken at the start (a high, close-on-exec descriptor, closed at the end of
+ * the stop), if that still is the same file. */
+static int say_fd = -1;
+static struct stat say_st;
+
+static void say_keep(void)
+{
+    if (say_fd >= 0) return;
+    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 512);
+    if (fd < 0) fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd >= 0 && fstat(fd, &say_st) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    say_fd = fd;
+}
+
+/* Whether say_fd is still the copy taken (not closed, nor its number reused by the
+ * program for another file). */
+static int say_fd_ours(void)
+{
+    struct stat st;
+    return say_fd >= 0 && fstat(say_fd, &st) == 0 && st.st_dev == say_st.st_dev &&
+           st.st_ino == say_st.st_ino;
+}
+
+/* At the end of the stop: the process's descriptors are as they were before the start. */
+static void say_drop(void)
+{
+    if (say_fd_ours()) close(say_fd);
+    say_fd = -1;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    int fd = STDERR_FILENO;
+    if (fcntl(fd, F_GETFD) == -1) {
+        if (!say_fd_ours()) return;
+        fd = say_fd;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vdprintf(fd, fmt, ap);
+    va_end(ap);
+}
 
 static void program_name(char *out, size_t len)
 {
@@ -53,6 +111,23 @@ static void stop_at_exit(void)
 {
     run_set_exiting();
     if (shim_running()) shim_stop();
+}
+
+/* A program that leaves by _exit() or _Exit() (a shell does, and a child after fork)
+ * runs no atexit handler: shim's own definitions of the two have the writer thread
+ * stop the run and write the profile first, when this process is the one observed
+ * (not a child of fork() or vfork(): termination.c), and then end the process as the
+ * C library's do. Async-signal-safe, as _exit() must be. */
+SHIM_API void _exit(int status)
+{
+    termination_before_exit();
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+SHIM_API void _Exit(int status)
+{
+    _exit(status);
 }
 
 /* The forking thread's CPU affinity as it was before shim changed it, if shim did (the
@@ -92,6 +167,7 @@ static void after_fork_child(void)
         thread_identity_after_fork_child(run->ti);
         if (run->tracing) trace_writer_after_fork_child(&run->trace);
     }
+    say_drop();
     run_set_current(NULL);
 }
 
@@ -377,6 +453,7 @@ int shim_start(const struct shim_config *cfg)
     } else {
         rc = start_locked(cfg);
     }
+    if (rc == 0) say_keep();
     if (rc == 0 && !hooks_installed) {
         hooks_installed = 1;
         atexit(stop_at_exit);
@@ -398,43 +475,62 @@ static void summary_unattributed(const struct shim_run *r)
     const uint64_t *why = r->obs.tags.other_why;
     double all = t->total ? (double)t->total : 1;
     if (t->other)
-        fprintf(stderr,
-                "shim: %.2f%% of the samples (%llu) went to \"other\", not to their own tag tuple: "
-                "%llu because the store reached its limit of %u tuples (raise SHIM_MAX_TAGS), "
-                "%llu because it could not grow in time (a larger SHIM_PERIOD gives it time)\n",
-                100.0 * (double)t->other / all, (unsigned long long)t->other,
-                (unsigned long long)why[TAG_OTHER_FULL], r->obs.tags.max_entries,
-                (unsigned long long)why[TAG_OTHER_BEHIND]);
+        say("shim: %.2f%% of the samples (%llu) went to \"other\", not to their own tag tuple: "
+            "%llu because the store reached its limit of %u tuples (raise SHIM_MAX_TAGS), "
+            "%llu because it could not grow in time (a larger SHIM_PERIOD gives it time)\n",
+            100.0 * (double)t->other / all, (unsigned long long)t->other,
+            (unsigned long long)why[TAG_OTHER_FULL], r->obs.tags.max_entries,
+            (unsigned long long)why[TAG_OTHER_BEHIND]);
     if ((double)t->interrupted > 0.01 * all)
-        fprintf(stderr,
-                "shim: %.2f%% of the sample periods (%llu) are attributed to nothing: the observer "
-                "was interrupted or paused in them (preemption, its own aggregation)\n",
-                100.0 * (double)t->interrupted / all, (unsigned long long)t->interrupted);
+        say("shim: %.2f%% of the sample periods (%llu) are attributed to nothing: the observer "
+            "was interrupted or paused in them (preemption, its own aggregation)\n",
+            100.0 * (double)t->interrupted / all, (unsigned long long)t->interrupted);
     /* calling contexts the stack walks could not give (docs/calling-contexts.md) */
     const struct chain_store *c = &r->obs.chains;
     uint64_t lost = c->unsteady + c->full + c->no_stack;
     if (r->obs.plan.walk_tag && c->walks && (double)lost > 0.01 * (double)c->walks)
-        fprintf(stderr,
-                "shim: %.2f%% of the samples' calling contexts are lost: %llu kept changing "
-                "while the stack was read, %llu found the store of %u chains full, %llu were of "
-                "a thread whose stack is unknown\n",
-                100.0 * (double)lost / (double)c->walks, (unsigned long long)c->unsteady,
-                (unsigned long long)c->full, c->cap - CHAIN_FIRST, (unsigned long long)c->no_stack);
+        say("shim: %.2f%% of the samples' calling contexts are lost: %llu kept changing "
+            "while the stack was read, %llu found the store of %u chains full, %llu were of "
+            "a thread whose stack is unknown\n",
+            100.0 * (double)lost / (double)c->walks, (unsigned long long)c->unsteady,
+            (unsigned long long)c->full, c->cap - CHAIN_FIRST, (unsigned long long)c->no_stack);
+}
+
+/* Whether no sample saw a signal: every tuple's tag values are 0. */
+static int no_signal_seen(const struct tag_table *t)
+{
+    for (uint32_t i = 0; i < t->n_entries; i++) {
+        const uint64_t *key = tag_table_key(t, i);
+        for (unsigned w = 1; w < t->key_words; w++) /* word 0 is the thread */
+            if (key[w]) return 0;
+    }
+    return 1;
 }
 
 static void summary(const struct shim_run *r)
 {
     const struct observer_totals *t = &r->obs.totals;
-    fprintf(stderr,
-            "shim: wrote %s: %llu samples, median period %.0f cycles, %.1f%% kept by DTE, "
-            "observer on CPU %d (%s)\n",
-            r->output_shown, (unsigned long long)t->total, loghist_quantile(&r->obs.period, 0.5),
-            t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
-            r->placement.relation);
+    if (t->total == 0) {
+        say("shim: wrote %s: no samples: the program ended before the observer's first sample "
+            "(starting takes shim a few milliseconds) or within its first period\n",
+            r->output_shown);
+        return;
+    }
+    say("shim: wrote %s: %llu sample%s, median period %.0f cycles, %.1f%% kept by DTE, "
+        "observer on CPU %d (%s)\n",
+        r->output_shown, (unsigned long long)t->total, t->total == 1 ? "" : "s",
+        loghist_quantile(&r->obs.period, 0.5),
+        t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
+        r->placement.relation);
+    if (no_signal_seen(&r->obs.tags))
+        say("shim: the program wrote no signal, so every sample is \"(before the first "
+            "signal)\": build it with -finstrument-functions, or clang's "
+            "-fpass-plugin=$(pkg-config "
+            "--variable=passplugin shim), for its functions, loops and calling contexts, or mark "
+            "its phases with SHIM_SIGNAL (" SHIM_DOC_DIR "/guide.md)\n");
     summary_unattributed(r);
     char unread[1024];
-    if (unread_watch_message(&r->unread, r, unread, sizeof unread))
-        fprintf(stderr, "shim: %s\n", unread);
+    if (unread_watch_message(&r->unread, r, unread, sizeof unread)) say("shim: %s\n", unread);
 }
 
 int shim_stop(void)
@@ -454,9 +550,9 @@ int shim_stop(void)
     if (r->tracing) {
         trace_writer_stop(&r->trace);
         if (r->trace.error)
-            fprintf(stderr, "shim: SHIM_TRACE: writing %s failed: %s; %llu periods are not in it\n",
-                    r->trace_path, strerror(r->trace.error),
-                    (unsigned long long)r->trace.dropped_limit);
+            say("shim: SHIM_TRACE: writing %s failed: %s; %llu periods are not in it\n",
+                r->trace_path, strerror(r->trace.error),
+                (unsigned long long)r->trace.dropped_limit);
     }
     run_set_current(NULL); /* from here on, an exit() (SHIM_STRICT) finds nothing to stop */
     clock_pair_take(&r->end);
@@ -468,7 +564,7 @@ int shim_stop(void)
     char why[PATH_MAX + 128];
     int rc = 0;
     if (profile_write(r, why, sizeof why) != 0) {
-        fprintf(stderr, "shim: %s; the profile of this run is lost\n", why);
+        say("shim: %s; the profile of this run is lost\n", why);
         run_strict_exit(r->settings.cfg.strict);
         rc = SHIM_EIO;
     } else if (!r->settings.quiet) {
@@ -484,6 +580,7 @@ int shim_stop(void)
     if (r->tracing) trace_writer_free(&r->trace);
     free(r->pathed);
     free(r);
+    say_drop();
     run_unlock(cancel);
     return rc;
 }

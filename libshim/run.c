@@ -56,7 +56,12 @@ struct shim_run *run_current(void)
 void run_set_current(struct shim_run *r)
 {
     run = r;
-    state = r ? RUNNING : IDLE;
+    __atomic_store_n(&state, r ? RUNNING : IDLE, __ATOMIC_RELEASE);
+}
+
+int run_going(void)
+{
+    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == RUNNING;
 }
 
 void run_fork_prepare(void)

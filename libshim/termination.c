@@ -27,9 +27,11 @@
  * of its own at that start (the handlers, inherited, find it by the process id).
  *
  * Everything the handler calls is async-signal-safe: sem_post, nanosleep, sigaction,
- * raise, getpid, write.
+ * raise, getpid, write. _exit() (lifecycle.c) waits for the writer the same way, for a
+ * program that leaves by it and so runs no atexit handler.
  */
 #include "libshim/termination.h"
+#include "libshim/internal.h"
 #include "libshim/threads.h"
 
 #include <errno.h>
@@ -67,9 +69,10 @@ static void say(const char *text)
     (void)ignored;
 }
 
-static void on_terminate(int sig)
+/* Wakes the writer and waits for the profile, once per process, in the process whose
+ * writer it is (after fork() or vfork() the child's process id is another). */
+static void write_before_end(void)
 {
-    int saved_errno = errno;
     if (writer_pid == getpid() && !__atomic_exchange_n(&terminating, 1, __ATOMIC_ACQ_REL)) {
         sem_post(&wake);
         struct timespec ten_ms = {0, 10 * 1000 * 1000};
@@ -80,6 +83,19 @@ static void on_terminate(int sig)
         if (!__atomic_load_n(&written, __ATOMIC_ACQUIRE))
             say("shim: the profile could not be written before the program terminated\n");
     }
+}
+
+void termination_before_exit(void)
+{
+    int saved_errno = errno;
+    if (run_going()) write_before_end();
+    errno = saved_errno;
+}
+
+static void on_terminate(int sig)
+{
+    int saved_errno = errno;
+    write_before_end();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;

@@ -9,6 +9,10 @@
  * successful shim_start(). */
 void termination_install(int take_sigint);
 
+/* Before the process ends by _exit(): if this process's run is going, the writer
+ * thread writes the profile, waited for as on a terminating signal. Async-signal-safe. */
+void termination_before_exit(void);
+
 /* In a child after fork(): there is no writer thread there. */
 void termination_after_fork_child(void);
 

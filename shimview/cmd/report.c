@@ -576,6 +576,36 @@ static int print_by(struct report_out *o, const struct profile *p, long top)
     return rc;
 }
 
+/* Whether any sample saw a signal: a tag value other than 0, or a calling context. */
+static int any_signal(const struct profile *p)
+{
+    if (p->has_cct) return 1;
+    for (size_t i = 0; i < p->ntags; i++)
+        for (size_t v = 0; v < p->tags[i].nvalues; v++)
+            if (p->tags[i].values[v]) return 1;
+    return 0;
+}
+
+/* A profile with nothing to show says why, and what to do. */
+static void print_advice(struct report_out *o, const struct profile *p)
+{
+    if (p->samples.total == 0)
+        fact(o, "note",
+             "no samples: the run lasted %.1f ms, and ended before the observer's first sample "
+             "(starting takes shim a few milliseconds) or within its first period",
+             (double)p->run.duration_ns / 1e6);
+    else if (!any_signal(p))
+        fact(o, "note",
+             "the program wrote no signal, so every sample is \"%s\": build it with "
+             "-finstrument-functions or clang's -fpass-plugin=$(pkg-config --variable=passplugin "
+             "shim) for its functions, loops and calling contexts, or mark its phases with "
+             "SHIM_SIGNAL (docs/guide.md)",
+             TAG_VALUE_UNSET);
+    else
+        return;
+    facts_end(o);
+}
+
 /* DTE, the sample period and the cost. */
 static int print_sampling(struct report_out *o, const struct profile *p)
 {
@@ -600,6 +630,7 @@ static int print_text(const struct profile *p, const struct profile *view,
     print_header(&o, p);
     fputc('\n', o.f);
     int rc = print_tags(&o, rows, rows_wanted(opt), &sl);
+    print_advice(&o, p);
     if (p->has_by) {
         fputc('\n', o.f);
         int rc1 = print_by(&o, view, by_rows_wanted(opt));

@@ -7,6 +7,12 @@
  *   plain_target sigint             like CPython: install a SIGINT handler only if SIGINT
  *                                   is at SIG_DFL at main; then work until SIGINT comes
  *                                   (the handler exits with 0)
+ *   plain_target _exit SECONDS STATUS  work, then leave by _exit(STATUS), as a shell does:
+ *                                   no atexit handler runs
+ *   plain_target vfork SECONDS      a vfork() child that leaves by _exit(0) at once, then
+ *                                   work (the child shares the parent's memory)
+ *   plain_target closeerr SECONDS   work; at exit, close standard error (as coreutils'
+ *                                   close_stdout does) before later atexit handlers run
  */
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +54,11 @@ static void on_sigint(int sig)
     interrupted = 1; /* like CPython: the main loop sees it, unwinds and exits */
 }
 
+static void close_stderr(void)
+{
+    fclose(stderr);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "sigint")) {
@@ -74,6 +85,25 @@ int main(int argc, char **argv)
         int status = 0;
         waitpid(pid, &status, 0);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (argc > 3 && !strcmp(argv[1], "_exit")) {
+        double end = now() + atof(argv[2]);
+        while (now() < end) {
+            light();
+            heavy();
+        }
+        _exit(atoi(argv[3]));
+    }
+    if (argc > 2 && !strcmp(argv[1], "vfork")) {
+        pid_t pid = vfork();
+        if (pid == 0) _exit(0);
+        int status = 1;
+        if (pid > 0) waitpid(pid, &status, 0);
+        argc = 2, argv[1] = argv[2];
+    }
+    if (argc > 2 && !strcmp(argv[1], "closeerr")) {
+        atexit(close_stderr);
+        argc = 2, argv[1] = argv[2];
     }
     double seconds = argc > 1 ? atof(argv[1]) : 0.2, end = now() + seconds;
     while (now() < end) {

@@ -2,9 +2,10 @@
 # shimrun: a program that never heard of shim is observed from its start; its
 # arguments, output and exit status are its own; options become SHIM_* variables that
 # shim checks; programs it starts are not observed unless asked.
-# Usage: test_shimrun.sh SHIMRUN PLAIN_TARGET WORKDIR
+# Usage: test_shimrun.sh SHIMRUN PLAIN_TARGET BARE_TARGET SHIMVIEW WORKDIR
+# (BARE_TARGET: plain_target built without -finstrument-functions: it writes no signal)
 set -u
-shimrun=$1 plain=$2 dir=$3
+shimrun=$1 plain=$2 bare=$3 shimview=$4 dir=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 fresh_dir "$dir"
@@ -15,6 +16,26 @@ expect "its arguments and output are its own" has out "plain_target: done, 2 arg
 expect "a profile is written" json p.json "d['samples']['total'] > 1000"
 expect "the main thread is the observed one" json p.json "d['placement']['observed_tid']==d['program']['pid']"
 expect "the summary line names it" has err "shim: wrote p.json"
+expect "a program that signals gets no such advice" sh -c '! grep -q "wrote no signal" err'
+
+# A program that leaves by _exit() runs no atexit handler (a shell does so): the
+# profile is written all the same, and the exit status is the program's.
+"$shimrun" -o x.json "$plain" _exit 0.2 6 >out 2>err
+expect "_exit: the program's exit status is kept" test $? -eq 6
+expect "_exit: a profile is written" json x.json "d['samples']['total'] > 1000"
+expect "_exit: the summary line names it" has err "shim: wrote x.json"
+# A vfork() child shares the parent's memory: its _exit() must not stop the parent's run.
+"$shimrun" -o v.json "$plain" vfork 0.2 >out 2>err
+expect "vfork: the parent's run goes on and writes its profile" \
+    json v.json "d['samples']['total'] > 1000 and d['run']['duration_ns'] > 150e6"
+expect "vfork: one summary, the parent's" sh -c '[ $(grep -c "shim: wrote" err) -eq 1 ]'
+# A program that closes standard error at exit (coreutils does) still gets the summary.
+"$shimrun" -o e.json "$plain" closeerr 0.1 >out 2>err
+expect "closed stderr: the summary is still said" has err "shim: wrote e.json"
+# A program that writes no signal at all is told what would give it some.
+"$shimrun" -o n.json "$bare" 0.1 >out 2>err
+expect "no signal: the summary says so, and what to do" has err "the program wrote no signal"
+expect "no signal: the report says so too" sh -c "\"$shimview\" report n.json | grep -q '^note .*wrote no signal'"
 
 "$shimrun" --version >out 2>err
 expect "--version: its name, version and profile format, exit 0" \
