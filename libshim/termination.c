@@ -63,7 +63,7 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static void say(const char *text)
+static void write_stderr(const char *text) /* async-signal-safe, unlike lifecycle.c's say() */
 {
     ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
     (void)ignored;
@@ -81,7 +81,7 @@ static void write_before_end(void)
             nanosleep(&ten_ms, NULL);
         }
         if (!__atomic_load_n(&written, __ATOMIC_ACQUIRE))
-            say("shim: the profile could not be written before the program terminated\n");
+            write_stderr("shim: the profile could not be written before the program terminated\n");
     }
 }
 

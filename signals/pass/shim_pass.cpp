@@ -461,6 +461,22 @@ class FunctionInstrumenter
         return nullptr;
     }
 
+    enum class Walk { Through, Returns, Stopped };
+
+    /* Counts block `bb`'s instructions off `left` (allocas, phis and debug records are
+     * free): Returns at a return, Stopped at a call or when `left` runs out, else
+     * Through, at its terminator. */
+    Walk walkBlock(const BasicBlock *bb, unsigned &left) const
+    {
+        for (const Instruction &i : *bb) {
+            if (isa<AllocaInst>(i) || isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+            if (isa<ReturnInst>(i)) return Walk::Returns;
+            if (i.isTerminator()) break;
+            if (isRealCall(i) || left-- == 0) return Walk::Stopped;
+        }
+        return Walk::Through;
+    }
+
     /* The edge by which the function enters its first loop, when that comes within
      * kShortCode instructions of its entry, with no call, on its only path (through
      * blocks joined by unconditional branches, each entered from the one before only).
@@ -473,11 +489,7 @@ class FunctionInstrumenter
         const BasicBlock *bb = &f.getEntryBlock();
         unsigned left = kShortCode;
         for (int hops = 0; hops < 4; hops++) {
-            for (const Instruction &i : *bb) {
-                if (isa<AllocaInst>(i) || isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
-                if (i.isTerminator()) break;
-                if (isRealCall(i) || left-- == 0) return;
-            }
+            if (walkBlock(bb, left) != Walk::Through) return;
             auto *br = dyn_cast<BranchInst>(bb->getTerminator());
             if (!br || !br->isUnconditional()) return;
             const BasicBlock *to = br->getSuccessor(0);
@@ -538,12 +550,7 @@ class FunctionInstrumenter
     {
         if (hops > 8 || ++visits > 64) return false; /* a bound on the work, not only the depth */
         const BasicBlock *bb = blocks[v];
-        for (const Instruction &i : *bb) {
-            if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
-            if (isa<ReturnInst>(i)) return true;
-            if (i.isTerminator()) break;
-            if (isRealCall(i) || left-- == 0) return false;
-        }
+        if (Walk w = walkBlock(bb, left); w != Walk::Through) return w == Walk::Returns;
         const Instruction *term = bb->getTerminator();
         if ((!isa<BranchInst>(term) && !isa<SwitchInst>(term)) || left == 0) return false;
         for (size_t k = 0; k < g.succ[v].size(); k++) {

@@ -3,17 +3,17 @@
 
 From the objects' symbols (nm): which file calls which. A file may call only files of its
 own layer or of a layer below it:
-  the library   signals < observer < libshim
+  the runtime   signals < observer < libshim
   shimview      base < model < analysis < render < export < cmd
 and the largest circle of files that call each other (a strongly connected component of
-that graph) may hold at most --max-library-circle files in the library and
+that graph) may hold at most --max-runtime-circle files in the runtime and
 --max-shimview-circle in shimview.
 
 From the sources: every #include of a header of the tree names its path from the root
 ("signals/cct.h"; scripts/qualify-includes writes them so), and reaches only its own
 layer or one below: formats/ (the on-disk formats) from anywhere, signals from signals,
 observer from observer and libshim, libshim from libshim, shimview's layers downwards,
-and nothing of the library from shimview. Every shimview source lies in one of its
+and nothing of the runtime from shimview. Every shimview source lies in one of its
 layers.
 
 From the headers: each function a header declares is defined where the header says.
@@ -21,8 +21,8 @@ A header sectioned by "/* ---- FILE.c ---- */" lines declares, in each section, 
 functions FILE.c defines, and none outside those sections; any other header X.h declares
 only functions X.c defines.
 
-Usage: check_structure.py --source DIR [--nm NM] --library-objects "A.o;B.o"
-       --shimview-objects "C.o;D.o" [--max-library-circle N] [--max-shimview-circle N]
+Usage: check_structure.py --source DIR [--nm NM] --runtime-objects "A.o;B.o"
+       --shimview-objects "C.o;D.o" [--max-runtime-circle N] [--max-shimview-circle N]
 Prints what it measured, one "ok:" or "FAIL:" line per check, and exits 1 on a failure.
 """
 import argparse
@@ -32,7 +32,7 @@ import re
 import subprocess
 import sys
 
-LIBRARY_LAYERS = ["signals", "observer", "libshim"]
+RUNTIME_LAYERS = ["signals", "observer", "libshim"]
 SHIMVIEW_LAYERS = ["base", "model", "analysis", "render", "export", "cmd"]
 SOURCES = (".c", ".h", ".cpp")
 
@@ -52,10 +52,10 @@ def bad(msg):
 
 
 def layer_of(path):
-    """(group, rank) of a source path from the root: the library or shimview."""
+    """(group, rank) of a source path from the root: the runtime or shimview."""
     parts = path.split("/")
-    if parts[0] in LIBRARY_LAYERS:
-        return "library", LIBRARY_LAYERS.index(parts[0])
+    if parts[0] in RUNTIME_LAYERS:
+        return "runtime", RUNTIME_LAYERS.index(parts[0])
     if parts[0] == "shimview" and len(parts) > 2 and parts[1] in SHIMVIEW_LAYERS:
         return "shimview", SHIMVIEW_LAYERS.index(parts[1])
     if parts[0] == "formats":
@@ -179,7 +179,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def product_sources(src):
     """The product's source paths, relative to src."""
     return [os.path.relpath(os.path.join(d, n), src)
-            for top in LIBRARY_LAYERS + ["formats", "shimview"]
+            for top in RUNTIME_LAYERS + ["formats", "shimview"]
             for d, _, names in os.walk(os.path.join(src, top))
             for n in sorted(names) if n.endswith(SOURCES)]
 
@@ -206,7 +206,7 @@ def check_includes(src):
             where = f"{path}:{line}"
             if name == "shim.h":
                 if path.startswith("shimview/"):
-                    upward.append(f"{where}: shimview includes the library's shim.h")
+                    upward.append(f"{where}: shimview includes the runtime's shim.h")
                 continue
             if name not in headers:
                 if os.path.basename(name) in by_name and not name.startswith("llvm/"):
@@ -228,7 +228,7 @@ def check_includes(src):
         bad(u)
     if not upward:
         ok("includes: signals <- observer <- libshim, shimview's layers downwards, "
-           "formats/ from anywhere, nothing of the library in shimview")
+           "formats/ from anywhere, nothing of the runtime in shimview")
     for f in nolayer:
         bad(f"{f} is in none of shimview's layers ({', '.join(SHIMVIEW_LAYERS)})")
 
@@ -324,19 +324,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
     ap.add_argument("--nm", default="nm")
-    ap.add_argument("--library-objects", required=True)
+    ap.add_argument("--runtime-objects", required=True)
     ap.add_argument("--shimview-objects", required=True)
-    ap.add_argument("--max-library-circle", type=int, default=2)
+    ap.add_argument("--max-runtime-circle", type=int, default=2)
     ap.add_argument("--max-shimview-circle", type=int, default=3)
     a = ap.parse_args()
-    lib = [o for o in a.library_objects.split(";") if o]
+    lib = [o for o in a.runtime_objects.split(";") if o]
     view = [o for o in a.shimview_objects.split(";") if o]
     for o in lib + view:
         if not os.path.exists(o):
             bad(f"{o}: no such object (build first)")
             return 1
     files, calls, lib_defs = read_symbols(a.nm, lib, "")
-    check_objects("the library", files, calls, a.max_library_circle)
+    check_objects("the runtime", files, calls, a.max_runtime_circle)
     files, calls, view_defs = read_symbols(a.nm, view, "shimview/")
     check_objects("shimview", files, calls, a.max_shimview_circle)
     check_includes(a.source)
