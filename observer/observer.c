@@ -632,8 +632,10 @@ static int path_settle(struct observer *o, int final)
     return 1;
 }
 
-/* Whether fn is a function that appends no paths: not 0 (outside every instrumented
- * function: the next path is the sample's) and not one of the plan's with paths. */
+/* Whether fn is not one of the plan's functions with paths: one that appends none, or 0,
+ * outside every instrumented function (the thread has run none yet, or runs code before
+ * its first, such as shim_start's own: the next path may complete milliseconds later,
+ * and taking it would give it all that time). */
 static inline int pathless(const struct probe_plan *p, uint64_t fn)
 {
     unsigned lo = 0, hi = p->n_pathed;
@@ -644,7 +646,7 @@ static inline int pathless(const struct probe_plan *p, uint64_t fn)
         else
             hi = mid;
     }
-    return fn != 0 && !(lo < p->n_pathed && p->pathed[lo] == fn);
+    return !(lo < p->n_pathed && p->pathed[lo] == fn);
 }
 
 static void path_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,

@@ -43,7 +43,7 @@ for mode in method,loop method,loop,context; do
 done
 
 # twice NAME PROFILE TRUTH PROGRAM SECONDS CHECK [CHECK_ARGS...]: PROGRAM run at 2500
-# cycles (as fidelity_pass: the shares are held to 2 points, not the sampling cost) and
+# cycles (the shares are held to 2 points here, not the sampling cost) and
 # its profile checked by CHECK PROFILE TRUTH --pp 2 CHECK_ARGS, once more if that fails
 twice() {
     name=$1 profile=$2 truth=$3 program=$4 seconds=$5 check=$6

@@ -120,7 +120,8 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
                 int calls)
 {
     struct probe_plan plan = {0};
-    if (calls == 2) { /* C, which appends no paths, calls B again and again */
+    if (calls == 2 || calls == 4) { /* C, which appends no paths, calls B again and again;
+                                     * or a long start before A runs */
         plan.pathed = pathed_fns;
         plan.n_pathed = 2;
     }
@@ -152,6 +153,24 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
         store(&method_word, FN_B);
         spin(1000);
         append(ring, FN_B, 2);
+    }
+    if (calls == 4) { /* nothing instrumented runs yet (shim_start's own code): slot 8 is 0
+                       * for more periods than may wait (OBSERVER_PENDING) */
+        store(&method_word, 0);
+        double started = now_ns() + 15e6;
+        while (now_ns() < started)
+            ;
+    }
+    while (calls == 4 && now_ns() < end) { /* then A's two paths, in turn */
+        uint64_t t0 = __rdtsc();
+        store(&method_word, FN_A);
+        spin(6000);
+        append(ring, FN_A, 0);
+        uint64_t t1 = __rdtsc();
+        spin(2000);
+        append(ring, FN_A, 1);
+        busy_a += t1 - t0;
+        busy_b += __rdtsc() - t1;
     }
     while (calls == 3 && now_ns() < end) { /* A calls B, which completes 1500 short paths */
         uint64_t t0 = __rdtsc();
@@ -305,6 +324,37 @@ static void pathless_functions_do_not_wait(void **state)
     free(ring);
 }
 
+/* A period before the thread ran any instrumented function (slot 8 still 0) is pathless
+ * at once: it neither waits for the first path to complete nor goes to it, and a long
+ * start no longer fills the waiting room so that later periods are dropped. */
+static void before_the_first_function(void **state)
+{
+    (void)state;
+    static struct observer o;
+    struct shim_path_ring *ring = new_ring();
+    busy_a = busy_b = 0;
+    run(&o, ring, 1000, 0, 4);
+    check_paths(&o);
+    const struct path_totals *pt = &o.path_totals;
+    uint64_t p0 = 0, p1 = 0;
+    for (uint32_t i = 0; i < o.paths.n_entries; i++) {
+        const uint64_t *k = tag_table_key(&o.paths, i);
+        assert_int_equal(k[1], FN_A);
+        *(k[2] == 0 ? &p0 : &p1) += tag_table_entry(&o.paths, i)->cycles;
+    }
+    double share = (double)p0 / (double)(p0 + p1),
+           truth = (double)busy_a / (double)(busy_a + busy_b);
+    print_message("pathless %llu, resolved %llu, dropped %llu; path 0's share %.3f, truth %.3f\n",
+                  (unsigned long long)pt->pathless, (unsigned long long)pt->resolved,
+                  (unsigned long long)pt->dropped, share, truth);
+    assert_true(pt->pathless > 0);
+    assert_true(pt->resolved > 0);
+    assert_int_equal(pt->dropped, 0);
+    assert_true(fabs(share - truth) < 0.1);
+    observer_free(&o);
+    free(ring);
+}
+
 /* A caller's periods wait while its callee completes a path every few dozen cycles (1500
  * of them): they still find the caller's path. The look for it passes over at most
  * OBSERVER_PATH_SCAN entries a period, and the periods of one stretch of A share what an
@@ -341,6 +391,7 @@ int main(void)
         cmocka_unit_test(caller_before_call),
         cmocka_unit_test(pathless_functions_do_not_wait),
         cmocka_unit_test(caller_behind_a_busy_callee),
+        cmocka_unit_test(before_the_first_function),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
