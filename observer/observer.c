@@ -214,6 +214,7 @@ static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     signal_block_load_pair(b, SHIM_SLOT_LOOP, loop, &fp);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    *loop = shim_loop_canonical(*loop);
     *fn = SHIM_LOOP_FN(*loop);
     return *fn ? fp : 0;
 }
@@ -281,6 +282,7 @@ static inline void method_from_loop(struct observer *o, const struct shim_block 
     unsigned m = o->plan.method_tag;
     uint64_t w =
         o->loop_tag ? key[o->loop_tag] : __atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED);
+    if (!o->loop_tag) w = shim_loop_canonical(w); /* key[o->loop_tag] is already */
     for (int k = 0; o->method_pair && key[m + 1] && k < 3; k++) {
         uint64_t fn, ctx;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -289,7 +291,7 @@ static inline void method_from_loop(struct observer *o, const struct shim_block 
         if (fn == key[m] && ctx == key[m + 1]) break;
         key[m] = fn;
         key[m + 1] = ctx;
-        w = __atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED);
+        w = shim_loop_canonical(__atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED));
         if (o->loop_tag) key[o->loop_tag] = w;
     }
     if (w) key[m] = SHIM_LOOP_FN(w);
@@ -353,6 +355,7 @@ static inline void take_sample(struct observer *o, uint64_t *s)
             __atomic_signal_fence(__ATOMIC_SEQ_CST); /* and before the words after it */
             i++;
         }
+    if (o->loop_tag && b) key[o->loop_tag] = shim_loop_canonical(key[o->loop_tag]); /* path.h */
     if (p->method_from_loop && b) method_from_loop(o, b, key);
     if (p->walk_tag && b)
         key[p->walk_tag] = walk_context(o, (struct shim_block *)b, &key[p->method_tag],

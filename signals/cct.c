@@ -814,7 +814,7 @@ COLD struct cct_fstack *fstack_new(void)
 /* Publishes the top pair (0, 0 when none) into the thread's block as the pass stores
  * its frame signal (signals/stackwalk.h, "read together"), and the method in slot 8 for
  * a program without code built with the pass (signals/path.h): slot 8, then the function
- * outside its loops (SHIM_LOOP_SIGNAL(fn, 0), slot 10) and its frame (slot 11), which
+ * outside its loops (SHIM_LOOP_EXACT(fn), slot 10: path.h) and its frame (slot 11), which
  * the walk reads with one load: entering a function (`entering`) the frame first,
  * going back to the caller the function first, the second a release store so the
  * compiler keeps the order. Nothing while the thread is not observed. */
@@ -826,9 +826,9 @@ HOT_INLINE void frames_publish(const struct cct_fstack *s, uint32_t d, int enter
     __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
     if (entering) {
         __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_SIGNAL(fn, 0), __ATOMIC_RELEASE);
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_EXACT(fn), __ATOMIC_RELEASE);
     } else {
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_SIGNAL(fn, 0), __ATOMIC_RELAXED);
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_EXACT(fn), __ATOMIC_RELAXED);
         __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELEASE);
     }
 }

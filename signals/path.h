@@ -5,22 +5,21 @@
  * The pass stores, inline, with no call into the runtime:
  *
  *   slot 10 (SHIM_SLOT_LOOP)   the function executing now and the loop executing now
- *                              in it, as SHIM_LOOP_SIGNAL(function address, loop
- *                              number), at its entry and after every call it makes
+ *                              in it, as shim_loop_stored(function address, loop
+ *                              number) (below), at its entry and after every call it makes
  *                              returns, and (the loop signal) on every edge into a
  *                              loop, every back edge, every loop exit (loop number 0:
  *                              in no loop; without the loop signal always 0);
  *
  * and not slot 8: where code built with the pass runs, the observer takes a sample's
  * function (slot 8, SHIM_SLOT_METHOD, the value the -finstrument-functions hooks store)
- * from the loop word, SHIM_LOOP_FN(slot 10) when that is not 0, so that each call costs
- * one store where it cost two (docs/compiler-pass.md). Hooks that run in such a program
- * store the loop word too (signals/cct.c);
- * and, for Ball-Larus path profiling, appends each acyclic path the thread completes
- * (at a loop back edge or a return) to the thread's path ring. The ring is not in the
- * signal block: it is a per-thread array reached through the initial-exec thread-local
- * pointer shim_tls_path_ring, which targets a shared dummy ring until the thread is
- * observed. Appending path r of function f is, in this order:
+ * from the loop word, SHIM_LOOP_FN(shim_loop_canonical(slot 10)) when that is not 0, so
+ * that each call costs one store where it cost two (docs/compiler-pass.md). Hooks that run in such
+ * a program store the loop word too (signals/cct.c); and, for Ball-Larus path profiling, appends
+ * each acyclic path the thread completes (at a loop back edge or a return) to the thread's path
+ * ring. The ring is not in the signal block: it is a per-thread array reached through the
+ * initial-exec thread-local pointer shim_tls_path_ring, which targets a shared dummy ring until the
+ * thread is observed. Appending path r of function f is, in this order:
  *
  *     t = ring->head + 1;  ring->head = t;          (relaxed)
  *     e = &ring->entry[t & (SHIM_PATH_RING - 1)];
@@ -42,11 +41,39 @@
 #define SHIM_SLOT_LOOP 10 /* the loop executing now: SHIM_LOOP_SIGNAL(fn, loop) */
 
 /* A loop signal: the function's run-time address (below 2^48 on x86-64) and its loop
- * number in the function's side table (1, 2, ...; 0: outside every loop). */
+ * number in the function's side table (1, 2, ...; 0: outside every loop), as the
+ * observer keeps it and profiles and traces carry it: SHIM_LOOP_SIGNAL(fn, loop). */
 #define SHIM_LOOP_SHIFT            48
 #define SHIM_LOOP_SIGNAL(fn, loop) ((uint64_t)(fn) | ((uint64_t)(loop) << SHIM_LOOP_SHIFT))
 #define SHIM_LOOP_FN(v)            ((uint64_t)(v) & ((UINT64_C(1) << SHIM_LOOP_SHIFT) - 1))
 #define SHIM_LOOP_NUMBER(v)        ((unsigned)((uint64_t)(v) >> SHIM_LOOP_SHIFT))
+
+/* The word in slot 10 is cheaper to write in another form. The pass aligns every function
+ * it instruments to SHIM_LOOP_SHORT bytes and stores, for loops below SHIM_LOOP_SHORT,
+ * the address fn + loop: one RIP-relative `lea`, which the compiler makes again where it
+ * is needed instead of keeping a 64-bit constant in a register or a stack slot; for the
+ * others, SHIM_LOOP_SIGNAL(fn, loop) (loop numbers up to SHIM_LOOP_MAX). Hooks, whose
+ * functions need not be aligned, store SHIM_LOOP_EXACT(fn): the function, outside every
+ * loop. The observer turns the word into SHIM_LOOP_SIGNAL form as it reads it
+ * (shim_loop_canonical), once: nothing after the read sees the stored forms. */
+#define SHIM_LOOP_SHORT     16u
+#define SHIM_LOOP_MAX       0xfffeu
+#define SHIM_LOOP_EXACT(fn) ((fn) ? SHIM_LOOP_SIGNAL(fn, 0xffffu) : 0)
+
+/* The stored word as it reads: SHIM_LOOP_SIGNAL(fn, loop). */
+static inline uint64_t shim_loop_canonical(uint64_t w)
+{
+    uint64_t hi = w >> SHIM_LOOP_SHIFT;
+    if (hi == 0xffffu) return SHIM_LOOP_FN(w);
+    if (hi) return w;
+    return SHIM_LOOP_SIGNAL(w & ~(uint64_t)(SHIM_LOOP_SHORT - 1), w & (SHIM_LOOP_SHORT - 1));
+}
+
+/* The word the pass stores for loop `loop` of function `fn` (aligned to SHIM_LOOP_SHORT). */
+static inline uint64_t shim_loop_stored(uint64_t fn, unsigned loop)
+{
+    return loop < SHIM_LOOP_SHORT ? fn + loop : SHIM_LOOP_SIGNAL(fn, loop);
+}
 
 #define SHIM_PATH_RING 2048 /* entries per thread: a power of two */
 

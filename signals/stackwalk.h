@@ -22,9 +22,8 @@
  * Read together. The walk needs the frame and the function it is the frame of as one
  * state: a walk that paired the callee's function with its caller's frame would put the
  * callee under its caller's caller, a context that never ran. So the frame (slot 11)
- * sits beside the loop word (slot 10), which names its function (SHIM_LOOP_SIGNAL(fn,
- * L); the pass stores SHIM_LOOP_SIGNAL(fn, 0) there with the frame when the loop signal
- * is off), and the observer reads the two with one 16-byte load
+ * sits beside the loop word (slot 10), which names its function (shim_loop_stored(fn,
+ * L), path.h; the pass stores fn there with the frame when the loop signal is off), and the observer reads the two with one 16-byte load
  * (signal_block_load_pair), taking the walk's function from the loop word: it sees the
  * words as they were at one moment. The program still writes them with two stores, in
  * an order that makes the moment between them harmless: entering a function, the

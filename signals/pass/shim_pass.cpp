@@ -8,7 +8,7 @@
  * extension point, which LLVM 14 runs at -O0 as well), so it numbers the control flow
  * that will really execute: after inlining, unrolling and CFG simplification. For each
  * function with a body it
- *   - stores SHIM_LOOP_SIGNAL(function, loop) into slot 10 at entry and after every call
+ *   - stores shim_loop_stored(function, loop) into slot 10 at entry and after every call
  *     returns, and (the loop signal) on every edge that enters or leaves a loop, but
  *     not where another store or the return follows within a few instructions on every
  *     path (dropCoveredLoopStores); the observer takes the function of slot 8 from it
@@ -83,7 +83,7 @@ constexpr uint64_t kVerifyLimit = 100000; /* SHIM_PASS_VERIFY enumerates up to t
 /* Straight-line code this short (instructions, no call) between two stores of one
  * function's loop word counts to one of them: the other is not stored. */
 constexpr unsigned kShortCode = 12;
-constexpr unsigned kMaxLoopNumber = (1u << (64 - SHIM_LOOP_SHIFT)) - 1;
+constexpr unsigned kMaxLoopNumber = SHIM_LOOP_MAX;
 
 /* ---- settings ---- */
 
@@ -177,17 +177,15 @@ class Emitter
     }
 
     /* The function and the loop executing now in one word, slot 10: the loop value, or
-     * without the loop signal the function outside its loops (SHIM_LOOP_SIGNAL(fn, 0),
-     * which the method value is), then the frame (slot 11): one load of the block
-     * pointer, then one store per word (any value may be null: not stored). Slot 8 is not
-     * stored: the observer takes the function from the loop word (signals/path.h), which
-     * halves the stores per call. With the frame signal the two are stored in the order
-     * stackwalk.h ("read together") needs: entering the function (`entering`), the frame
-     * first; after a call returns, the loop word first. The observer reads the two with
-     * one 16-byte load, so what it can see between the two stores is the caller's word
-     * with the callee's frame, which folds back into the caller's context, never the
-     * reverse. The second store is a release, so the compiler keeps the order (on x86-64
-     * both are plain movs). */
+     * without the loop signal the function outside its loops (fn: the method value), then the frame
+     * (slot 11): one load of the block pointer, then one store per word (any value may be null: not
+     * stored). Slot 8 is not stored: the observer takes the function from the loop word
+     * (signals/path.h), which halves the stores per call. With the frame signal the two are stored
+     * in the order stackwalk.h ("read together") needs: entering the function (`entering`), the
+     * frame first; after a call returns, the loop word first. The observer reads the two with one
+     * 16-byte load, so what it can see between the two stores is the caller's word with the
+     * callee's frame, which folds back into the caller's context, never the reverse. The second
+     * store is a release, so the compiler keeps the order (on x86-64 both are plain movs). */
     void storeSignals(IRBuilder<> &b, Value *method, Value *loop, Value *frame, bool entering)
     {
         Value *word = loop ? loop : method;
@@ -563,8 +561,13 @@ class FunctionInstrumenter
         return true;
     }
 
-    /* The loop signal of a block's innermost loop. Loop numbers above what the signal
-     * has room for (16 bits) use their nearest ancestor that fits. */
+    /* The loop signal of a block's innermost loop, as path.h's shim_loop_stored(): below
+     * SHIM_LOOP_SHORT the function's address + the loop number (the function is aligned
+     * to SHIM_LOOP_SHORT: instrument()), one RIP-relative lea that the code generator
+     * makes again where it is needed rather than keeping it in a register or on the
+     * stack; above it, the number in the top 16 bits (fn | loop << 48: three
+     * instructions). Loop numbers above what the signal has room for (SHIM_LOOP_MAX) use
+     * their nearest ancestor that fits. */
     Constant *loopValue(const BasicBlock *bb)
     {
         Constant *fn = ConstantExpr::getPtrToInt(&f, emit.int64());
@@ -572,6 +575,11 @@ class FunctionInstrumenter
         while (l && loopNumber[l] > kMaxLoopNumber)
             l = l->getParentLoop();
         if (!l) return fn;
+        if (loopNumber[l] < SHIM_LOOP_SHORT)
+            return ConstantExpr::getPtrToInt(
+                ConstantExpr::getGetElementPtr(Type::getInt8Ty(f.getContext()), &f,
+                                               ConstantInt::get(emit.int64(), loopNumber[l])),
+                emit.int64());
         uint64_t bits = (uint64_t)loopNumber[l] << SHIM_LOOP_SHIFT;
         return compat::disjointOr(fn, ConstantInt::get(emit.int64(), bits));
     }
@@ -647,6 +655,9 @@ class FunctionInstrumenter
     {
         /* everything below is decided on the CFG as it was; collect before changing */
         if (cfg.loop) dropCoveredLoopStores();
+        /* the loop word's low bits carry loop numbers below SHIM_LOOP_SHORT (loopValue) */
+        if (f.getAlign().valueOrOne() < Align(SHIM_LOOP_SHORT))
+            f.setAlignment(Align(SHIM_LOOP_SHORT));
         std::vector<Instruction *> calls;
         for (BasicBlock *bb : blocks)
             for (Instruction &i : *bb)

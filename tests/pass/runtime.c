@@ -7,7 +7,8 @@
  *   slot 10 names the function executing (SHIM_LOOP_FN): the callee inside it, the
  *          caller again as soon as the call has returned; slot 8 is never stored
  *          (the observer takes the function from slot 10: signals/path.h);
- *   slot 10 is also that function's innermost loop: fn | loop << 48 from the first
+ *   slot 10 is also that function's innermost loop: fn + loop (shim_loop_stored:
+ *          the address for loops below 16, fn | loop << 48 above) from the first
  *          iteration on, the inner loop's number inside it, the outer's once it has
  *          left the inner one, fn | 0 after the loop; but a loop that the function
  *          enters within a few instructions of its entry is named from the entry on,
@@ -30,7 +31,7 @@
 #include "pass_support.h"
 
 #define SLOT(s)  __atomic_load_n(&shim_tls_block->tag[s], __ATOMIC_RELAXED)
-#define METHOD() SHIM_LOOP_FN(SLOT(SHIM_SLOT_LOOP)) /* the pass stores no slot 8 */
+#define METHOD() SHIM_LOOP_FN(shim_loop_canonical(SLOT(SHIM_SLOT_LOOP))) /* no slot 8 */
 #define LOOP()   SLOT(SHIM_SLOT_LOOP)
 
 enum { N = 10, M = 3 };
@@ -115,6 +116,24 @@ __attribute__((noinline)) static int short_exit(int n)
     return s;
 }
 
+/* Eighteen loops in one function: the loop word stores the first 15 as the function's
+ * address + the number, the others with the number in the top 16 bits (path.h). */
+enum { MANY = 18 };
+static uint64_t many_loop[MANY];
+#define ONE_LOOP(k)                                                                                \
+    for (int i = 0; i < n_iterations; i++) {                                                       \
+        many_loop[k] = LOOP();                                                                     \
+        s += i * (k + 1);                                                                          \
+    }
+__attribute__((noinline)) static int many_loops(void)
+{
+    int s = 0;
+    ONE_LOOP(0) ONE_LOOP(1) ONE_LOOP(2) ONE_LOOP(3) ONE_LOOP(4) ONE_LOOP(5);
+    ONE_LOOP(6) ONE_LOOP(7) ONE_LOOP(8) ONE_LOOP(9) ONE_LOOP(10) ONE_LOOP(11);
+    ONE_LOOP(12) ONE_LOOP(13) ONE_LOOP(14) ONE_LOOP(15) ONE_LOOP(16) ONE_LOOP(17);
+    return s;
+}
+
 static jmp_buf jump;
 static uint64_t jumper_method, after_jump_method, after_jump_loop;
 
@@ -158,7 +177,7 @@ static void expect(const char *what, int i, uint64_t got, uint64_t want)
 
 static uint64_t loop_signal(const void *fn, unsigned loop)
 {
-    return SHIM_LOOP_SIGNAL((uintptr_t)fn, loop);
+    return shim_loop_stored((uintptr_t)fn, loop); /* the form the pass stores: path.h */
 }
 
 int main(int argc, char **argv)
@@ -169,7 +188,7 @@ int main(int argc, char **argv)
     }
     shim_tls_block = &block;
     int s = run_work() + nested(n_iterations, m_iterations) + catch_jump();
-    s += starts_loop() + short_exit(n_iterations);
+    s += starts_loop() + short_exit(n_iterations) + many_loops();
 
     const void *w = (const void *)work, *t = (const void *)then_leaf;
     const void *e = (const void *)else_leaf, *nf = (const void *)nested;
@@ -200,6 +219,20 @@ int main(int argc, char **argv)
     expect("the function after setjmp returned from a longjmp", 0, after_jump_method,
            (uintptr_t)cj);
     expect("slot 10 after setjmp returned from a longjmp", 0, after_jump_loop, loop_signal(cj, 0));
+    uint64_t ml = (uintptr_t)(const void *)many_loops, seen = 0;
+    for (int k = 0; k < MANY; k++) {
+        uint64_t c = shim_loop_canonical(many_loop[k]);
+        unsigned loop = SHIM_LOOP_NUMBER(c);
+        expect("the function in each of many loops", k, SHIM_LOOP_FN(c), ml);
+        expect("slot 10 in each of many loops, as stored", k, many_loop[k],
+               shim_loop_stored(ml, loop));
+        if (loop >= 1 && loop <= MANY) seen |= UINT64_C(1) << loop;
+    }
+    expect("the loop numbers of many loops, each once", 0, seen, ((UINT64_C(1) << MANY) - 1) << 1);
+    const void *instrumented[] = {w, t, e, nf, sl, se, cj, (const void *)many_loops};
+    for (unsigned k = 0; k < sizeof instrumented / sizeof *instrumented; k++)
+        expect("an instrumented function's address, aligned", (int)k,
+               (uintptr_t)instrumented[k] % SHIM_LOOP_SHORT, 0);
     expect("the function back in main", 0, METHOD(), (uintptr_t)(const void *)main);
     expect("slot 8 never stored", 0, SLOT(SHIM_SLOT_METHOD), 0);
     if (!failures) printf("ok: slot 10 holds the expected values at each check point\n");

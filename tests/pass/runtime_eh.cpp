@@ -15,7 +15,7 @@
 #include "signals/path.h"
 
 #define SLOT(s)  __atomic_load_n(&shim_tls_block->tag[s], __ATOMIC_RELAXED)
-#define METHOD() SHIM_LOOP_FN(SLOT(SHIM_SLOT_LOOP)) /* the pass stores no slot 8 */
+#define METHOD() SHIM_LOOP_FN(shim_loop_canonical(SLOT(SHIM_SLOT_LOOP))) /* no slot 8 */
 #define LOOP()   SLOT(SHIM_SLOT_LOOP)
 
 enum { N = 8 };
@@ -70,12 +70,12 @@ int main()
         if (threw[i]) {
             expect("the function in the handler that caught", i, in_handler[i], c);
             expect("slot 10 in the handler, inside the loop", i, handler_loop[i],
-                   SHIM_LOOP_SIGNAL(c, 1));
+                   shim_loop_stored(c, 1));
         } else {
             expect("the function after the invoke returned", i, after_return[i], c);
         }
     }
-    expect("slot 10 after the loop", 0, after_loop, SHIM_LOOP_SIGNAL(c, 0));
+    expect("slot 10 after the loop", 0, after_loop, shim_loop_stored(c, 0));
     if (!failures) std::printf("ok: slot 10 right after invokes and in handlers\n");
     std::printf("checksum %d\n", s);
     return failures ? 1 : 0;

@@ -89,6 +89,25 @@ static void resolve_cases(void **state)
     free(r);
 }
 
+/* The loop word's stored forms (path.h) read as SHIM_LOOP_SIGNAL(fn, loop). */
+static void loop_word_forms(void **state)
+{
+    (void)state;
+    assert_int_equal(shim_loop_canonical(0), 0);
+    assert_int_equal(shim_loop_canonical(shim_loop_stored(FN_A, 0)), SHIM_LOOP_SIGNAL(FN_A, 0));
+    assert_int_equal(shim_loop_stored(FN_A, 3), FN_A + 3);
+    assert_int_equal(shim_loop_canonical(FN_A + 3), SHIM_LOOP_SIGNAL(FN_A, 3));
+    assert_int_equal(shim_loop_canonical(FN_A + 15), SHIM_LOOP_SIGNAL(FN_A, 15));
+    assert_int_equal(shim_loop_stored(FN_A, 16), SHIM_LOOP_SIGNAL(FN_A, 16));
+    assert_int_equal(shim_loop_canonical(SHIM_LOOP_SIGNAL(FN_A, 16)), SHIM_LOOP_SIGNAL(FN_A, 16));
+    assert_int_equal(shim_loop_canonical(SHIM_LOOP_SIGNAL(FN_A, SHIM_LOOP_MAX)),
+                     SHIM_LOOP_SIGNAL(FN_A, SHIM_LOOP_MAX));
+    /* a hooked function need not be aligned: its word is exact */
+    assert_int_equal(SHIM_LOOP_EXACT(0), 0);
+    assert_int_equal(shim_loop_canonical(SHIM_LOOP_EXACT(FN_A + 5)), FN_A + 5);
+    assert_int_equal(SHIM_LOOP_NUMBER(shim_loop_canonical(SHIM_LOOP_EXACT(FN_A + 5))), 0);
+}
+
 static void store(uint64_t *w, uint64_t v)
 {
     __atomic_store_n(w, v, __ATOMIC_RELAXED);
@@ -386,6 +405,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resolve_cases),
+        cmocka_unit_test(loop_word_forms),
         cmocka_unit_test(attributes_every_period_once),
         cmocka_unit_test(fastest_and_pending_at_stop),
         cmocka_unit_test(caller_before_call),
