@@ -51,15 +51,19 @@ static char last_output[PATH_MAX];
 /* Where the stop's messages go. A program may close its standard error before the
  * atexit handler runs (coreutils' close_stdout does), and `stderr` is then a closed
  * stream, so the stop writes with dprintf: to descriptor 2 while it is open, else to a
- * copy of it taken at the start (a high, close-on-exec descriptor, closed at the end of
- * the stop), if that still is the same file. */
+ * copy of it taken at the start (close-on-exec, closed at the end of the stop), if that
+ * still is the same file. The copy is the first free descriptor from 60: out of the way
+ * of the program's low numbers, and inside the 64 a process's table starts with. A
+ * higher one made the kernel grow the table, which in a process with threads (the
+ * observer's) waits for an RCU grace period: 5 to 17 ms of shim_start() on a 2-CPU
+ * machine whose other CPU the observer keeps busy, sampled as the program's start. */
 static int say_fd = -1;
 static struct stat say_st;
 
 static void say_keep(void)
 {
     if (say_fd >= 0) return;
-    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 512);
+    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 60);
     if (fd < 0) fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
     if (fd >= 0 && fstat(fd, &say_st) != 0) {
         close(fd);

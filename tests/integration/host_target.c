@@ -69,10 +69,11 @@ static int threads_named(const char *name)
     return n;
 }
 
-/* The open descriptors: all of them, and those that are perf events or BPF objects. */
-static void descriptors(int *all, int *kernel)
+/* The open descriptors: all of them, and those that are perf events or BPF objects;
+ * the highest number open. */
+static void descriptors(int *all, int *kernel, int *highest)
 {
-    *all = *kernel = 0;
+    *all = *kernel = *highest = 0;
     DIR *d = opendir("/proc/self/fd");
     for (struct dirent *e; d && (e = readdir(d));) {
         char path[300], target[256];
@@ -82,6 +83,7 @@ static void descriptors(int *all, int *kernel)
         if (len < 0) continue;
         target[len] = 0;
         (*all)++;
+        if (atoi(e->d_name) > *highest) *highest = atoi(e->d_name);
         *kernel += strstr(target, "perf_event") || strstr(target, "bpf") || strstr(target, "btf");
     }
     if (d) closedir(d);
@@ -112,9 +114,16 @@ static void inventory(const char *when)
                                         "shim-trace"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         printf("%s thread %s %d\n", when, names[i], threads_named(names[i]));
-    int all, kernel;
-    descriptors(&all, &kernel);
-    printf("%s descriptors %d\n%s perf-bpf %d\n", when, all, when, kernel);
+    int all, kernel, highest, size = 0;
+    descriptors(&all, &kernel, &highest);
+    printf("%s descriptors %d\n%s perf-bpf %d\n%s highest %d\n", when, all, when, kernel, when,
+           highest);
+    FILE *status = fopen("/proc/self/status", "r"); /* the descriptor table's size */
+    char line[256];
+    while (status && fgets(line, sizeof line, status))
+        if (sscanf(line, "FDSize: %d", &size) == 1) break;
+    if (status) fclose(status);
+    printf("%s fdsize %d\n", when, size);
     printf("%s environment %016llx\n", when, (unsigned long long)environment());
     printf("%s SIGINT %s\n%s SIGTERM %s\n%s SIGHUP %s\n", when, disposition(SIGINT), when,
            disposition(SIGTERM), when, disposition(SIGHUP));

@@ -81,6 +81,9 @@ inventory() { # LABEL ENV...: one run and its checks
         sh -c "[ '$(at during perf-bpf)' -ge 1 ] && [ '$(at after perf-bpf)' = 0 ]"
     expect "$label: descriptors after the stop as before ($(at before descriptors), $(at during descriptors) while observing, $(at after descriptors))" \
         test "$(at before descriptors)" = "$(at after descriptors)"
+    # growing the table of a process with threads waits for an RCU grace period (ms)
+    expect "$label: the descriptor table not grown ($(at before fdsize) entries before, $(at during fdsize) while observing, the highest descriptor open $(at during highest))" \
+        test "$(at during fdsize)" = "$(at before fdsize)"
     expect "$label: the environment unchanged throughout" \
         sh -c "[ '$(at before environment)' = '$(at during environment)' ] && [ '$(at before environment)' = '$(at after environment)' ]"
     for sig in SIGINT SIGTERM SIGHUP; do
