@@ -584,13 +584,8 @@ static int path_settle(struct observer *o, int final)
     uint64_t key[3] = {prev[o->key_offset], 0, 0}; /* thread, function, path number */
     uint64_t fn = o->plan.method_tag ? prev[o->key_offset + o->plan.method_tag] : 0;
     enum path_resolution found;
-    const struct shim_path_ring *ring =
+    const struct shim_path_ring *ring = /* never NULL here: path_period */
         (const struct shim_path_ring *)(uintptr_t)prev[o->path_offset + 1];
-    if (!ring) { /* the thread has no ring: its code was not built with paths */
-        o->path_totals.none++;
-        pending_pop(o);
-        return 1;
-    }
     /* what the looks for this function's path passed over: the waiting periods of one
      * function in one stretch share a start, so each need not read the same entries
      * again, and a look the scan budget cut short goes on where it stopped */
@@ -655,6 +650,10 @@ static inline int pathless(const struct probe_plan *p, uint64_t fn)
 static void path_period(struct observer *o, const uint64_t *prev, const uint64_t *cur,
                         unsigned flags)
 {
+    if (!prev[o->path_offset + 1]) { /* no ring: no block (another process, idle), or a */
+        o->path_totals.none++;       /* thread whose code was not built with paths */
+        return;
+    }
     if (o->plan.pathed && o->plan.method_tag &&
         pathless(&o->plan, prev[o->key_offset + o->plan.method_tag])) {
         o->path_totals.pathless++;

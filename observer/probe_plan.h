@@ -104,10 +104,10 @@ struct probe_plan {
      * function is SHIM_LOOP_FN of slot 10 when that is not 0, slot 8 otherwise. */
     int method_from_loop;
     /* With `paths`: the functions that append paths (their table numbers some), sorted,
-     * n_pathed of them. A period in any other function but 0 (one whose table numbers
-     * none because an indirect branch made the pass fall back, one built without the pass,
-     * e.g. with the -finstrument-functions hooks) is not held back for a path that never
-     * comes (path_totals.pathless). NULL: every period waits. */
+     * n_pathed of them. A period in any other function (one whose table numbers none
+     * because an indirect branch made the pass fall back, one built without the pass,
+     * e.g. with the -finstrument-functions hooks), or in none yet (0), is not held back
+     * for a path that never comes (path_totals.pathless). NULL: every period waits. */
     const uint64_t *pathed;
     unsigned n_pathed;
     struct probe_by by;

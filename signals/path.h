@@ -38,7 +38,7 @@
 
 #include "shim.h"
 
-#define SHIM_SLOT_LOOP 10 /* the loop executing now: SHIM_LOOP_SIGNAL(fn, loop) */
+#define SHIM_SLOT_LOOP 10 /* the loop executing now: shim_loop_stored(fn, loop), below */
 
 /* A loop signal: the function's run-time address (below 2^48 on x86-64) and its loop
  * number in the function's side table (1, 2, ...; 0: outside every loop), as the
@@ -54,7 +54,9 @@
  * is needed instead of keeping a 64-bit constant in a register or a stack slot; for the
  * others, SHIM_LOOP_SIGNAL(fn, loop) (loop numbers up to SHIM_LOOP_MAX). Hooks, whose
  * functions need not be aligned, store SHIM_LOOP_EXACT(fn): the function, outside every
- * loop. The observer turns the word into SHIM_LOOP_SIGNAL form as it reads it
+ * loop; so does the pass, with SHIM_LOOP_SIGNAL for every loop, for a function whose
+ * address is not where its aligned code starts (prefix data or nops before the symbol,
+ * a control-flow-integrity jump table's entry). The observer turns the word into SHIM_LOOP_SIGNAL form as it reads it
  * (shim_loop_canonical), once: nothing after the read sees the stored forms. */
 #define SHIM_LOOP_SHORT     16u
 #define SHIM_LOOP_MAX       0xfffeu

@@ -165,8 +165,9 @@ static void paths_heading(const struct profile *p)
            fmt_count(pp->pending, d, sizeof d));
     if (pp->pathless)
         printf(",\n%s in functions without path numbering (an indirect branch, such as a "
-               "computed goto,\nmade the pass fall back: 'shimview functions' and 'shimview "
-               "loops' have them)",
+               "computed goto,\nmade the pass fall back), in code built without the pass, or "
+               "before the thread's first\ninstrumented function: 'shimview functions' and "
+               "'shimview loops' have them",
                fmt_count(pp->pathless, e, sizeof e));
     printf("\n\n");
 }

@@ -121,7 +121,8 @@ bool parseSignals(const char *text, Config &c)
             return false;
     }
     if (none && (method || loop || path || context || pcc)) return false;
-    c.method = method || context; /* a context starts with the function executing */
+    /* a context starts with the function executing, and a path is the function's */
+    c.method = method || context || path;
     c.loop = loop;
     c.path = path;
     c.context = context;
@@ -574,8 +575,8 @@ class FunctionInstrumenter
         const Loop *l = li.getLoopFor(bb);
         while (l && loopNumber[l] > kMaxLoopNumber)
             l = l->getParentLoop();
-        if (!l) return fn;
-        if (loopNumber[l] < SHIM_LOOP_SHORT)
+        if (!l) return methodWord();
+        if (loopNumber[l] < SHIM_LOOP_SHORT && lowBitsFree())
             return ConstantExpr::getPtrToInt(
                 ConstantExpr::getGetElementPtr(Type::getInt8Ty(f.getContext()), &f,
                                                ConstantInt::get(emit.int64(), loopNumber[l])),
@@ -585,6 +586,28 @@ class FunctionInstrumenter
     }
 
     Constant *methodValue() { return ConstantExpr::getPtrToInt(&f, emit.int64()); }
+
+    /* The function outside its loops, as slot 10 stores it: its address, or, where the
+     * address may not be aligned, SHIM_LOOP_EXACT's form (path.h). */
+    Constant *methodWord()
+    {
+        if (lowBitsFree()) return methodValue();
+        return compat::disjointOr(
+            methodValue(), ConstantInt::get(emit.int64(), UINT64_C(0xffff) << SHIM_LOOP_SHIFT));
+    }
+
+    /* Whether the function's address, as the program sees it, is where its aligned code
+     * starts: not when something comes before the symbol (prefix data, the function
+     * sanitizer's signature, patchable entry nops before it, a kCFI type hash) or when
+     * its address may be a control-flow-integrity jump table's entry (8 bytes apart).
+     * Then every loop word keeps the number in the top 16 bits. */
+    bool lowBitsFree() const
+    {
+        SmallVector<MDNode *, 2> types;
+        f.getMetadata(LLVMContext::MD_type, types);
+        return !f.hasPrefixData() && !f.hasFnAttribute("patchable-function-prefix") &&
+               !f.getMetadata("func_sanitize") && !f.getMetadata("kcfi_type") && types.empty();
+    }
 
     bool needsSplit(int u, int v) const { return g.succ[u].size() > 1 && predCount[v] > 1; }
 
@@ -676,7 +699,7 @@ class FunctionInstrumenter
             frame = emit.frameAddress(b);
         }
         const BasicBlock *first = entryLoop.first >= 0 ? blocks[entryLoop.second] : &entry;
-        emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
+        emit.storeSignals(b, cfg.method ? methodWord() : nullptr,
                           cfg.loop ? loopValue(first) : nullptr, frame, true);
 
         for (Instruction *call : calls) {
@@ -717,7 +740,7 @@ class FunctionInstrumenter
 
     void afterCall(IRBuilder<> &b, const BasicBlock *bb)
     {
-        emit.storeSignals(b, cfg.method ? methodValue() : nullptr,
+        emit.storeSignals(b, cfg.method ? methodWord() : nullptr,
                           cfg.loop ? loopValue(bb) : nullptr, frame, false);
     }
 
@@ -770,7 +793,7 @@ class FunctionInstrumenter
         }
         IRBuilder<> b(at);
         if (postCall || loopCross)
-            emit.storeSignals(b, postCall && cfg.method ? methodValue() : nullptr,
+            emit.storeSignals(b, postCall && cfg.method ? methodWord() : nullptr,
                               cfg.loop ? loopValue(to) : nullptr, postCall ? frame : nullptr,
                               false);
         Type *i64 = emit.int64();

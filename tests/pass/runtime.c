@@ -134,6 +134,21 @@ __attribute__((noinline)) static int many_loops(void)
     return s;
 }
 
+/* Two nops before the symbol: its address is not where its aligned code starts, so the
+ * loop word keeps the number in the top 16 bits (path.h), the function exactly. */
+static uint64_t prefixed_in_loop, prefixed_after_call;
+__attribute__((noinline, patchable_function_entry(4, 2))) static int prefixed(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        s += then_leaf(i);
+        prefixed_in_loop = LOOP();
+    }
+    s += else_leaf(n);
+    prefixed_after_call = LOOP();
+    return s;
+}
+
 static jmp_buf jump;
 static uint64_t jumper_method, after_jump_method, after_jump_loop;
 
@@ -188,7 +203,7 @@ int main(int argc, char **argv)
     }
     shim_tls_block = &block;
     int s = run_work() + nested(n_iterations, m_iterations) + catch_jump();
-    s += starts_loop() + short_exit(n_iterations) + many_loops();
+    s += starts_loop() + short_exit(n_iterations) + many_loops() + prefixed(n_iterations);
 
     const void *w = (const void *)work, *t = (const void *)then_leaf;
     const void *e = (const void *)else_leaf, *nf = (const void *)nested;
@@ -233,6 +248,11 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < sizeof instrumented / sizeof *instrumented; k++)
         expect("an instrumented function's address, aligned", (int)k,
                (uintptr_t)instrumented[k] % SHIM_LOOP_SHORT, 0);
+    uint64_t pf = (uintptr_t)(const void *)prefixed;
+    expect("slot 10 in the loop of a function with nops before it", 0, prefixed_in_loop,
+           SHIM_LOOP_SIGNAL(pf, 1));
+    expect("slot 10 after a call in a function with nops before it", 0, prefixed_after_call,
+           SHIM_LOOP_EXACT(pf));
     expect("the function back in main", 0, METHOD(), (uintptr_t)(const void *)main);
     expect("slot 8 never stored", 0, SLOT(SHIM_SLOT_METHOD), 0);
     if (!failures) printf("ok: slot 10 holds the expected values at each check point\n");

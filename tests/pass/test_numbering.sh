@@ -113,6 +113,9 @@ expect "SHIM_PASS=method: stores the loop word, no ring" \
 SHIM_PASS=loop,path SHIM_PASS_VERIFY=1 pass_cc loop.o "$here/shapes.c" -O0
 expect "SHIM_PASS=loop,path: paths verified" has loop.o.err "^shim-pass: verified three_ifs: 8 paths$"
 expect "SHIM_PASS=loop,path: ring appended" sh -c "nm loop.o | grep -q 'U shim_tls_path_ring'"
+SHIM_PASS=path pass_cc path.o "$here/shapes.c" -O1
+expect "SHIM_PASS=path: stores the loop word too (a sample's path is its function's)" \
+    sh -c "nm path.o | grep -q 'U shim_tls_block' && nm path.o | grep -q 'U shim_tls_path_ring'"
 
 # a leaf's signals: loads through %fs and stores, no call, no lock, no fence
 pass_cc leaf.o "$here/shapes.c" -O2

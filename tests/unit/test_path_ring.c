@@ -139,8 +139,8 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
                 int calls)
 {
     struct probe_plan plan = {0};
-    if (calls == 2 || calls == 4) { /* C, which appends no paths, calls B again and again;
-                                     * or a long start before A runs */
+    if (calls == 2 || calls == 4 || calls == 5) { /* C, which appends no paths, calls B again and
+                                                   * again; or a long start before A runs */
         plan.pathed = pathed_fns;
         plan.n_pathed = 2;
     }
@@ -173,6 +173,8 @@ static void run(struct observer *o, struct shim_path_ring *ring, uint64_t period
         spin(1000);
         append(ring, FN_B, 2);
     }
+    while (calls == 5 && now_ns() < end) /* a thread with no ring: nothing appended */
+        ;
     if (calls == 4) { /* nothing instrumented runs yet (shim_start's own code): slot 8 is 0
                        * for more periods than may wait (OBSERVER_PENDING) */
         store(&method_word, 0);
@@ -377,6 +379,20 @@ static void before_the_first_function(void **state)
     free(ring);
 }
 
+/* A thread without a ring (its code not built with paths, or not attached) is counted
+ * as such (`none`), not as pathless, though its function word is 0 too. */
+static void no_ring_is_none(void **state)
+{
+    (void)state;
+    static struct observer o;
+    run(&o, NULL, 1000, 0, 5);
+    const struct path_totals *pt = &o.path_totals;
+    assert_true(pt->none > 0);
+    assert_int_equal(pt->pathless + pt->resolved + pt->overwritten + pt->pending + pt->dropped, 0);
+    assert_int_equal(pt->none, o.totals.total - o.totals.interrupted);
+    observer_free(&o);
+}
+
 /* A caller's periods wait while its callee completes a path every few dozen cycles (1500
  * of them): they still find the caller's path. The look for it passes over at most
  * OBSERVER_PATH_SCAN entries a period, and the periods of one stretch of A share what an
@@ -415,6 +431,7 @@ int main(void)
         cmocka_unit_test(pathless_functions_do_not_wait),
         cmocka_unit_test(caller_behind_a_busy_callee),
         cmocka_unit_test(before_the_first_function),
+        cmocka_unit_test(no_ring_is_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
