@@ -281,8 +281,9 @@ static inline void method_from_loop(struct observer *o, const struct shim_block 
 {
     unsigned m = o->plan.method_tag;
     uint64_t w =
-        o->loop_tag ? key[o->loop_tag] : __atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED);
-    if (!o->loop_tag) w = shim_loop_canonical(w); /* key[o->loop_tag] is already */
+        o->loop_tag
+            ? key[o->loop_tag] /* in SHIM_LOOP_SIGNAL form (take_sample) */
+            : shim_loop_canonical(__atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED));
     for (int k = 0; o->method_pair && key[m + 1] && k < 3; k++) {
         uint64_t fn, ctx;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -56,17 +56,18 @@
  * functions need not be aligned, store SHIM_LOOP_EXACT(fn): the function, outside every
  * loop; so does the pass, with SHIM_LOOP_SIGNAL for every loop, for a function whose
  * address is not where its aligned code starts (prefix data or nops before the symbol,
- * a control-flow-integrity jump table's entry). The observer turns the word into SHIM_LOOP_SIGNAL form as it reads it
- * (shim_loop_canonical), once: nothing after the read sees the stored forms. */
+ * a control-flow-integrity jump table's entry). The observer turns the word into SHIM_LOOP_SIGNAL
+ * form as it reads it (shim_loop_canonical), once: nothing after the read sees the stored forms. */
 #define SHIM_LOOP_SHORT     16u
 #define SHIM_LOOP_MAX       0xfffeu
-#define SHIM_LOOP_EXACT(fn) ((fn) ? SHIM_LOOP_SIGNAL(fn, 0xffffu) : 0)
+#define SHIM_LOOP_NONE      0xffffu /* in the top 16 bits: the function exactly, no loop */
+#define SHIM_LOOP_EXACT(fn) ((fn) ? SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE) : 0)
 
 /* The stored word as it reads: SHIM_LOOP_SIGNAL(fn, loop). */
 static inline uint64_t shim_loop_canonical(uint64_t w)
 {
     uint64_t hi = w >> SHIM_LOOP_SHIFT;
-    if (hi == 0xffffu) return SHIM_LOOP_FN(w);
+    if (hi == SHIM_LOOP_NONE) return SHIM_LOOP_FN(w);
     if (hi) return w;
     return SHIM_LOOP_SIGNAL(w & ~(uint64_t)(SHIM_LOOP_SHORT - 1), w & (SHIM_LOOP_SHORT - 1));
 }

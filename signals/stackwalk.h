@@ -23,13 +23,13 @@
  * state: a walk that paired the callee's function with its caller's frame would put the
  * callee under its caller's caller, a context that never ran. So the frame (slot 11)
  * sits beside the loop word (slot 10), which names its function (shim_loop_stored(fn,
- * L), path.h; the pass stores fn there with the frame when the loop signal is off), and the observer reads the two with one 16-byte load
- * (signal_block_load_pair), taking the walk's function from the loop word: it sees the
- * words as they were at one moment. The program still writes them with two stores, in
- * an order that makes the moment between them harmless: entering a function, the
- * frame before the loop word; after a call returns, the loop word before the frame.
- * Between the two the block holds the caller's function with the callee's frame, the
- * chain [caller; a return address into the caller; the caller's own return address,
+ * L), path.h; the pass stores fn there with the frame when the loop signal is off), and the
+ * observer reads the two with one 16-byte load (signal_block_load_pair), taking the walk's function
+ * from the loop word: it sees the words as they were at one moment. The program still writes them
+ * with two stores, in an order that makes the moment between them harmless: entering a function,
+ * the frame before the loop word; after a call returns, the loop word before the frame. Between the
+ * two the block holds the caller's function with the callee's frame, the chain [caller; a return
+ * address into the caller; the caller's own return address,
  * ...]: the caller calling itself once more, which the trees fold back into the caller's
  * node, so the sample keeps the caller's true context. Stores of the loop word alone,
  * inside a function, change only its loop number. The tuple's function (slot 8) and

@@ -571,37 +571,38 @@ class FunctionInstrumenter
      * their nearest ancestor that fits. */
     Constant *loopValue(const BasicBlock *bb)
     {
-        Constant *fn = ConstantExpr::getPtrToInt(&f, emit.int64());
         const Loop *l = li.getLoopFor(bb);
         while (l && loopNumber[l] > kMaxLoopNumber)
             l = l->getParentLoop();
         if (!l) return methodWord();
-        if (loopNumber[l] < SHIM_LOOP_SHORT && lowBitsFree())
+        unsigned n = loopNumber[l];
+        if (n < SHIM_LOOP_SHORT && lowBitsFree)
             return ConstantExpr::getPtrToInt(
                 ConstantExpr::getGetElementPtr(Type::getInt8Ty(f.getContext()), &f,
-                                               ConstantInt::get(emit.int64(), loopNumber[l])),
+                                               ConstantInt::get(emit.int64(), n)),
                 emit.int64());
-        uint64_t bits = (uint64_t)loopNumber[l] << SHIM_LOOP_SHIFT;
-        return compat::disjointOr(fn, ConstantInt::get(emit.int64(), bits));
+        return withTop(n);
     }
 
     Constant *methodValue() { return ConstantExpr::getPtrToInt(&f, emit.int64()); }
 
+    /* The function's address with `top` in its top 16 bits: SHIM_LOOP_SIGNAL(fn, top). */
+    Constant *withTop(uint64_t top)
+    {
+        return compat::disjointOr(methodValue(),
+                                  ConstantInt::get(emit.int64(), top << SHIM_LOOP_SHIFT));
+    }
+
     /* The function outside its loops, as slot 10 stores it: its address, or, where the
      * address may not be aligned, SHIM_LOOP_EXACT's form (path.h). */
-    Constant *methodWord()
-    {
-        if (lowBitsFree()) return methodValue();
-        return compat::disjointOr(
-            methodValue(), ConstantInt::get(emit.int64(), UINT64_C(0xffff) << SHIM_LOOP_SHIFT));
-    }
+    Constant *methodWord() { return lowBitsFree ? methodValue() : withTop(SHIM_LOOP_NONE); }
 
     /* Whether the function's address, as the program sees it, is where its aligned code
      * starts: not when something comes before the symbol (prefix data, the function
      * sanitizer's signature, patchable entry nops before it, a kCFI type hash) or when
      * its address may be a control-flow-integrity jump table's entry (8 bytes apart).
      * Then every loop word keeps the number in the top 16 bits. */
-    bool lowBitsFree() const
+    bool addressIsCode() const
     {
         SmallVector<MDNode *, 2> types;
         f.getMetadata(LLVMContext::MD_type, types);
@@ -679,7 +680,8 @@ class FunctionInstrumenter
         /* everything below is decided on the CFG as it was; collect before changing */
         if (cfg.loop) dropCoveredLoopStores();
         /* the loop word's low bits carry loop numbers below SHIM_LOOP_SHORT (loopValue) */
-        if (f.getAlign().valueOrOne() < Align(SHIM_LOOP_SHORT))
+        lowBitsFree = addressIsCode();
+        if (lowBitsFree && f.getAlign().valueOrOne() < Align(SHIM_LOOP_SHORT))
             f.setAlignment(Align(SHIM_LOOP_SHORT));
         std::vector<Instruction *> calls;
         for (BasicBlock *bb : blocks)
@@ -843,6 +845,7 @@ class FunctionInstrumenter
     std::pair<int, int> entryLoop{-1, -1}; /* the edge into the first loop (findEntryLoop) */
     std::vector<std::vector<char>> dropped, pinned; /* per edge: dropCoveredLoopStores */
     unsigned visits = 0;                            /* blocks one soonStored query looked at */
+    bool lowBitsFree = false; /* the loop word may be fn + loop (addressIsCode, instrument) */
     std::vector<std::pair<int, int>> split;
 };
 
