@@ -230,9 +230,11 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
              fp = read_frame(b, &fn, &lw), v = hooks, tid = o->block_tid;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
     if (fp) *seen = tid;
-    /* a frames thread outside its functions; where the pass's function comes from the
-     * loop word, 0 there is the hooks' tree (method_from_loop), whose function it keeps */
-    if (!fp && *seen == tid && !o->plan.method_from_loop) *method = 0;
+    /* without a frame: a function whose frame did not check out, with its function and
+     * no chain, or a frames thread outside its functions; where the pass's function comes
+     * from the loop word, 0 there is the hooks' tree (method_from_loop), whose function
+     * it keeps */
+    if (!fp && !o->plan.method_from_loop && (fn || *seen == tid)) *method = fn;
     if (fp) {
         s->walks++;
         v = STACKWALK_CHAIN(CHAIN_LOST);
@@ -260,7 +262,10 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
                 if (!o->plan.method_from_loop) *method = 0;
                 break;
             }
-            if (attempt == STACKWALK_ATTEMPTS - 1) s->unsteady++;
+            if (attempt == STACKWALK_ATTEMPTS - 1) {
+                s->unsteady++;
+                if (!o->plan.method_from_loop) *method = fn; /* the function, no chain */
+            }
         }
     }
     __atomic_fetch_sub(walkers, 1, __ATOMIC_RELEASE);

@@ -782,10 +782,15 @@ COLD_READS_FRAMES void enter_slow(struct cct_owner *a, uint64_t fn, uint64_t sit
 #define CCT_FRAMES_CAP 4096u
 
 struct cct_fstack {
-    uint32_t depth;
+    uint32_t depth; /* the top is e[depth - 1]; e[0] is (0, 0): outside every function */
     uint32_t spare;
+    /* the thread's stack as its signal block has it, frames checked against it: a frame
+     * address f lies inside when f - lo < span (hi - lo - 15, so that the return address
+     * f + 8 does too); span 0 until the block knows */
+    uint64_t lo, span;
+    uint64_t align; /* the entries aligned: none straddles two cache lines */
     struct {
-        uint64_t fn, fp;
+        uint64_t fn, fp, site, spare;
     } e[CCT_FRAMES_CAP];
 };
 
@@ -801,82 +806,146 @@ void cct_use_frames(int on)
 COLD struct cct_fstack *fstack_new(void)
 {
     if (cct_fs_failed) return NULL;
-    void *p = mmap(NULL, sizeof(struct cct_fstack), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    struct cct_fstack *p = mmap(NULL, sizeof(struct cct_fstack), PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         cct_fs_failed = 1;
         return NULL;
     }
+    p->depth = 1;
     end_at_exit();
     return cct_fs = p;
 }
 
-/* Publishes the top pair (0, 0 when none) into the thread's block as the pass stores
- * its frame signal (signals/stackwalk.h, "read together"), and the method in slot 8 for
- * a program without code built with the pass (signals/path.h): slot 8, then the function
- * outside its loops (SHIM_LOOP_EXACT(fn), slot 10: path.h) and its frame (slot 11), which
- * the walk reads with one load: entering a function (`entering`) the frame first,
- * going back to the caller the function first, the second a release store so the
- * compiler keeps the order. Nothing while the thread is not observed. */
-HOT_INLINE void frames_publish(const struct cct_fstack *s, uint32_t d, int entering)
+/* Publishes a (function, frame) pair into the thread's block as the pass stores its
+ * frame signal (signals/stackwalk.h, "read together"): the function outside its loops
+ * (SHIM_LOOP_NONE in the top bits of slot 10, signals/path.h; the observer takes the
+ * sample's function from it) and its frame (slot 11), which the walk reads with one
+ * load: entering a function (`entering`) the frame first, going back to the caller the
+ * function first, the second a release store so the compiler keeps the order. Nothing
+ * while the thread is not observed. Function 0 (outside every function) is stored as
+ * SHIM_LOOP_NONE alone, which reads as 0. */
+HOT_INLINE void frames_publish(uint64_t fn, uint64_t fp, int entering)
 {
     struct shim_block *b = shim_tls_block;
     if (b == &shim_dummy_block) return;
-    uint64_t fn = d ? s->e[d - 1].fn : 0, fp = d ? s->e[d - 1].fp : 0;
-    __atomic_store_n(&b->tag[SHIM_SLOT_METHOD], fn, __ATOMIC_RELAXED);
+    uint64_t w = SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE);
     if (entering) {
         __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_EXACT(fn), __ATOMIC_RELEASE);
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], w, __ATOMIC_RELEASE);
     } else {
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], SHIM_LOOP_EXACT(fn), __ATOMIC_RELAXED);
+        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], w, __ATOMIC_RELAXED);
         __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELEASE);
     }
 }
 
-HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
+/* Whether a pushed frame (fp, site) was left behind by a longjmp, seen from a new
+ * entry's valid frame (rbp, call site): it lies below the new one, or at the same
+ * address for another call (a function inlined into another enters with its frame and
+ * its caller's call site). A pushed frame 0 is never known to be left. */
+HOT_INLINE int left_below(uint64_t fp, uint64_t fp_site, uint64_t rbp, uint64_t site)
+{
+    return fp && (fp < rbp || (fp == rbp && fp_site != site));
+}
+
+/* An entry the fast path below leaves here, which it publishes: the thread's first
+ * (no stack yet), one whose frame does not check out against the bounds the stack knows
+ * (they are read again from the block, which learns them when the thread attaches),
+ * past the stack's capacity, or above frames left by a longjmp. A frame that does not
+ * check out is published as 0. */
+COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rbp)
 {
     struct cct_fstack *s = cct_fs;
-    if (__builtin_expect(s == NULL, 0) && (s = fstack_new()) == NULL) return;
+    if (s == NULL && (s = fstack_new()) == NULL) return;
     const struct shim_block *b = shim_tls_block;
     uint64_t lo = b->reserved[SHIM_BLOCK_STACK_LO], hi = b->reserved[SHIM_BLOCK_STACK_HI];
-    uint64_t fp = rbp >= lo && hi && rbp <= hi - 16 && !(rbp & 7) &&
-                          ((const uint64_t *)(uintptr_t)rbp)[1] == site
-                      ? rbp
-                      : 0;
+    if (lo && hi > lo + 16) {
+        s->lo = lo;
+        s->span = hi - lo - 15;
+    }
+    uint64_t fp =
+        rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site ? rbp
+                                                                                             : 0;
     uint32_t d = s->depth;
-    while (d && fp && s->e[d - 1].fp && s->e[d - 1].fp < fp) /* left by a longjmp */
+    while (d > 1 && fp && left_below(s->e[d - 1].fp, s->e[d - 1].site, fp, site))
         d--;
     if (d < CCT_FRAMES_CAP) {
         s->e[d].fn = fn;
         s->e[d].fp = fp;
+        s->e[d].site = site;
         d++;
     }
     s->depth = d;
-    frames_publish(s, d, 1);
+    frames_publish(fn, fp, 1);
 }
 
-HOT_INLINE void frames_exit(uint64_t fn, uint64_t rbp)
+/* An exit whose function is not the top one's (entered before the hooks ran, or past
+ * the stack's capacity), or where frames were left by a longjmp: those below the
+ * exiting function's frame `xfp`. It publishes the pair left on top. */
+COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
+{
+    uint32_t d = s->depth;
+    while (d > 1 && xfp && s->e[d - 1].fp && s->e[d - 1].fp < xfp) /* left by a longjmp */
+        d--;
+    if (d > 1 && s->e[d - 1].fn == fn) d--;
+    s->depth = d;
+    frames_publish(s->e[d - 1].fn, s->e[d - 1].fp, 0);
+}
+
+/*
+ * The hooks' fast paths cost what a call costs the program, 200 million times a second
+ * in an interpreter: each is a dozen instructions, and the rest is left to the cold
+ * functions above through branches almost never taken (a branchless form would have
+ * each hook's depth wait for the stack's words to be loaded and compared).
+ * An entry pushes its function and frame when the frame checks out (inside the stack
+ * the thread's block names, the word above it the call site the compiler passed) and
+ * the frame below is not beneath it (a longjmp's leftover).
+ */
+HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
+{
+    struct cct_fstack *s = cct_fs;
+    uint32_t d;
+    if (__builtin_expect(s != NULL && rbp - s->lo < s->span && !(rbp & 7) &&
+                             ((const uint64_t *)(uintptr_t)rbp)[1] == site &&
+                             (d = s->depth) < CCT_FRAMES_CAP &&
+                             !left_below(s->e[d - 1].fp, s->e[d - 1].site, rbp, site),
+                         1)) {
+        s->e[d].fn = fn;
+        s->e[d].fp = rbp;
+        s->e[d].site = site;
+        s->depth = d + 1;
+        frames_publish(fn, rbp, 1);
+    } else {
+        frames_enter_slow(fn, site, rbp);
+    }
+}
+
+/* An exit pops the top pair when it is this function's, at its frame (or without one),
+ * and publishes the pair below. The exiting function's frame: the frame pointer the
+ * hook's caller left, or, where the compiler made the call to the hook a tail call (gcc
+ * does at the end of a function returning void: the hook then returns to the function's
+ * caller, at the call site the compiler passed, and the caller's frame pointer is back),
+ * the frame the function had just below its return address, where its prologue pushed
+ * the frame pointer. */
+HOT_INLINE void frames_exit(uint64_t fn, uint64_t site, uint64_t rbp, uintptr_t ra, uintptr_t cfa)
 {
     struct cct_fstack *s = cct_fs;
     if (s == NULL) return;
+    uint64_t xfp = ra == site ? cfa - 16 : rbp;
     uint32_t d = s->depth;
-    while (d && rbp && s->e[d - 1].fp && s->e[d - 1].fp < rbp) /* left by a longjmp */
-        d--;
-    if (d && s->e[d - 1].fn == fn) d--;
-    s->depth = d;
-    frames_publish(s, d, 0);
+    if (__builtin_expect(s->e[d - 1].fn == fn && (s->e[d - 1].fp == xfp || !s->e[d - 1].fp), 1)) {
+        s->depth = --d;
+        frames_publish(s->e[d - 1].fn, s->e[d - 1].fp, 0);
+    } else {
+        frames_exit_slow(s, fn, xfp);
+    }
 }
 
-HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+/* The tree's entry: the hook's, whose frame address and return address it is given. */
+static __attribute__((noinline, no_instrument_function, no_sanitize_address)) void
+tree_enter(uint64_t fn, uint64_t site, uintptr_t cfa, uintptr_t ra)
 {
-    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
-        frames_enter((uintptr_t)this_fn, (uintptr_t)call_site,
-                     *(const uint64_t *)__builtin_frame_address(0));
-        return;
-    }
     struct cct_owner *a = cct_self;
-    uint64_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
-    uintptr_t cfa = HOOK_CFA(), ra = (uintptr_t)__builtin_return_address(0);
     if (__builtin_expect(a == NULL, 0)) goto slow;
     /* A frame on top (1 <= d < frame_cap) and nothing unusual going on. */
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
@@ -913,6 +982,19 @@ slow:
     enter_slow(a, fn, site, cfa, ra);
 }
 
+/* The hooks choose between the tree and the frame signal, and go on to the tree's code
+ * with a jump: the frame signal's path saves no registers. */
+HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
+        frames_enter((uintptr_t)this_fn, (uintptr_t)call_site,
+                     *(const uint64_t *)__builtin_frame_address(0));
+        return;
+    }
+    tree_enter((uintptr_t)this_fn, (uintptr_t)call_site, HOOK_CFA(),
+               (uintptr_t)__builtin_return_address(0));
+}
+
 /* Exit in every case the hook's fast path leaves to it. */
 COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t cfa)
 {
@@ -941,9 +1023,10 @@ COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t c
 
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
-    (void)call_site;
     if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
-        frames_exit((uintptr_t)this_fn, *(const uint64_t *)__builtin_frame_address(0));
+        frames_exit((uintptr_t)this_fn, (uintptr_t)call_site,
+                    *(const uint64_t *)__builtin_frame_address(0),
+                    (uintptr_t)__builtin_return_address(0), HOOK_CFA());
         return;
     }
     struct cct_owner *a = cct_self;

@@ -59,9 +59,9 @@ struct cct_arena;
 SHIM_API void __cyg_profile_func_enter(void *fn, void *call_site);
 SHIM_API void __cyg_profile_func_exit(void *fn, void *call_site);
 
-/* From now on (on: 1) the hooks publish the function and its frame address (slots 8 and
- * 11, signals/stackwalk.h) for the observer's stack walk, instead of keeping the tree
- * and slot 9; 0 goes back to the tree. SHIM_HOOKS=frames, for programs built with frame
+/* From now on (on: 1) the hooks publish the function and its frame address (slots 10 and
+ * 11, signals/stackwalk.h: the function in the loop word's form) for the observer's
+ * stack walk, instead of keeping the tree and slots 8 and 9; 0 goes back to the tree. SHIM_HOOKS=frames, for programs built with frame
  * pointers (cct.c, "the frame signal instead of the tree"). */
 void cct_use_frames(int on);
 

@@ -1,0 +1,149 @@
+/*
+ * test_cct_frames.c -- the hooks' frame signal (SHIM_HOOKS=frames): after every entry
+ * and every return, slots 10 and 11 of the thread's block name the function executing
+ * and its frame address, as the compiler pass stores them, for the observer's stack
+ * walk. Compiled with frame pointers and at -O2, where gcc makes the call to the exit
+ * hook of a function returning void a tail call: the hook then runs with the caller's
+ * frame pointer back and returns straight to the caller.
+ */
+#include "cct_check.h"
+
+#include "signals/path.h"
+#include "signals/signal_block.h"
+#include "signals/stackwalk.h"
+
+#define FRAME() ((uint64_t)(uintptr_t)__builtin_frame_address(0))
+
+/* What the hooks published last (not instrumented: no hook runs for it). */
+static __attribute__((no_instrument_function, noinline)) void published(uint64_t *fn, uint64_t *fp)
+{
+    const struct shim_block *b = shim_tls_block;
+    *fn = SHIM_LOOP_FN(
+        shim_loop_canonical(__atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED)));
+    *fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_RELAXED);
+}
+
+#define check_published(f, frame)                                                                  \
+    do {                                                                                           \
+        uint64_t fn_, fp_;                                                                         \
+        published(&fn_, &fp_);                                                                     \
+        assert_int_equal(fn_, FN(f));                                                              \
+        assert_int_equal(fp_, (frame));                                                            \
+    } while (0)
+
+static volatile int sink;
+
+static NOINLINE int leaf(int x)
+{
+    check_published(leaf, FRAME());
+    return x + 1;
+}
+
+/* void: its exit hook is called with a jump, after its frame is gone */
+static NOINLINE void void_leaf(void)
+{
+    check_published(void_leaf, FRAME());
+    sink++;
+}
+
+static void a_call_returns_to_its_caller(void **state)
+{
+    (void)state;
+    check_published(a_call_returns_to_its_caller, FRAME());
+    sink = leaf(sink);
+    check_published(a_call_returns_to_its_caller, FRAME());
+    void_leaf();
+    check_published(a_call_returns_to_its_caller, FRAME());
+    void_leaf();
+    void_leaf();
+    check_published(a_call_returns_to_its_caller, FRAME());
+}
+
+/* Each level records, after the level inside it returned, what the hooks published:
+ * its own function and frame, where an exit that popped its caller's pair too (the
+ * caller being the same function) would name the level outside. */
+static uint64_t rec_frame[8], rec_seen_fn[8], rec_seen_fp[8];
+
+static NOINLINE void recurse(int n)
+{
+    rec_frame[n] = FRAME();
+    if (n > 0) recurse(n - 1);
+    published(&rec_seen_fn[n], &rec_seen_fp[n]);
+    sink++;
+}
+
+static void a_void_recursion_returns_level_by_level(void **state)
+{
+    (void)state;
+    recurse(5);
+    for (int n = 0; n <= 5; n++) {
+        assert_int_equal(rec_seen_fn[n], FN(recurse));
+        assert_int_equal(rec_seen_fp[n], rec_frame[n]);
+    }
+    check_published(a_void_recursion_returns_level_by_level, FRAME());
+}
+
+/* A function inlined into its caller enters and exits in the caller's frame. */
+static inline __attribute__((always_inline)) int inlined(int x)
+{
+    uint64_t fn, fp;
+    published(&fn, &fp);
+    assert_int_equal(fn, FN(inlined));
+    return x * 3 + (int)(fp != 0);
+}
+
+static NOINLINE int inlines(int x)
+{
+    int r = inlined(x);
+    check_published(inlines, FRAME());
+    return r;
+}
+
+static void an_inlined_function_returns_to_the_same_frame(void **state)
+{
+    (void)state;
+    assert_int_equal(inlines(2), 7);
+    check_published(an_inlined_function_returns_to_the_same_frame, FRAME());
+}
+
+static jmp_buf env;
+
+static NOINLINE void jumper(int n)
+{
+    if (n < 0) return;
+    if (n == 0) longjmp(env, 1);
+    jumper(n - 1);
+    sink++;
+}
+
+static NOINLINE void catcher(void)
+{
+    if (setjmp(env) == 0) jumper(4);
+    /* the next call is pushed above the catcher's frame, the ones left behind popped */
+    sink = leaf(sink);
+    check_published(catcher, FRAME());
+    void_leaf();
+    check_published(catcher, FRAME());
+}
+
+static void frames_left_by_a_longjmp_are_dropped(void **state)
+{
+    (void)state;
+    catcher();
+    check_published(frames_left_by_a_longjmp_are_dropped, FRAME());
+    sink = leaf(sink);
+    check_published(frames_left_by_a_longjmp_are_dropped, FRAME());
+}
+
+int main(void)
+{
+    check_attach();
+    cct_use_frames(1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_call_returns_to_its_caller),
+        cmocka_unit_test(a_void_recursion_returns_level_by_level),
+        cmocka_unit_test(an_inlined_function_returns_to_the_same_frame),
+        cmocka_unit_test(frames_left_by_a_longjmp_are_dropped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
