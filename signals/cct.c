@@ -1032,7 +1032,11 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
     struct cct_owner *a = cct_self;
     if (a == NULL) return;
     uint64_t fn = (uintptr_t)this_fn;
-    uintptr_t cfa = HOOK_CFA();
+    /* gcc calls the exit hook of a function returning void with a jump, once the
+     * function's frame is gone: the hook returns to the function's call site, and its
+     * own return slot is the function's, which must not count as left below it */
+    uintptr_t cfa =
+        HOOK_CFA() - ((uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site ? 8 : 0);
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uint32_t d = DEPTH(word);
     /* The fast path: the top frame is this function's, and the only one exit_slow() would
