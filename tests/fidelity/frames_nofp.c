@@ -4,10 +4,10 @@
  * its function, and its samples must keep that function (without a chain).
  *
  * Built with -finstrument-functions -fno-omit-frame-pointer and linked with libshim; one
- * of its two functions opts out of the frame pointer. It starts shim, runs the two in
- * turn for SECONDS, each measuring its own time with the TSC, and writes the truth
- * file as check_functions.py reads it ("function cycles" lines, "all cycles").
- * Usage: frames_nofp SECONDS TRUTH_FILE
+ * of its two functions, in frames_nofp_unframed.c, is built without the frame pointer. It starts
+ * shim, runs the two in turn for SECONDS, each measuring its own time with the TSC, and writes the
+ * truth file as check_functions.py reads it ("function cycles" lines, "all cycles"). Usage:
+ * frames_nofp SECONDS TRUTH_FILE
  */
 #include <shim.h>
 
@@ -17,15 +17,11 @@
 #include <x86intrin.h>
 
 static volatile unsigned long sink;
-static unsigned long long t_framed, t_unframed;
+static unsigned long long t_framed;
 
-__attribute__((noinline, optimize("omit-frame-pointer"))) static void unframed(unsigned n)
-{
-    unsigned long long t0 = __rdtsc();
-    for (unsigned i = 0; i < n; i++)
-        sink += i * 3u;
-    t_unframed += __rdtsc() - t0;
-}
+/* in frames_nofp_unframed.c, built without a frame pointer */
+void unframed(unsigned n);
+unsigned long long t_unframed;
 
 __attribute__((noinline)) static void framed(unsigned n)
 {
