@@ -165,6 +165,7 @@ unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
                        struct chain_walk_frames *out)
 {
     out->cut = 0;
+    out->found = 0;
     if (!ret) return out->n = 0;
     out->ret[0] = ret;
     if (next <= fp) return out->n = 1;
@@ -175,11 +176,13 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static unsigned
 walk_from(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out, unsigned n)
 {
     out->cut = 0;
+    out->found = 0;
     for (unsigned read = 0; fp >= lo && fp <= hi - 16 && !(fp & 7); read++) {
         if (n == STACKWALK_MAX_DEPTH || read == STACKWALK_MAX_READ) {
             out->cut = 1;
             break;
         }
+        if (fp == out->want) out->found = 1;
         const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
         uint64_t next = f[0], ret = f[1];
         if (!ret) break;

@@ -83,6 +83,8 @@ struct chain_walk_frames {
     uint64_t ret[STACKWALK_MAX_DEPTH];
     unsigned n;
     int cut;
+    uint64_t want; /* in: a frame address to look for among the frames read, 0: none */
+    int found;     /* out: the walk read the frame `want` */
 };
 unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out);
 
@@ -92,7 +94,8 @@ unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_fra
 int chain_frame(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t *next, uint64_t *ret);
 
 /* chain_walk() from the frame `next` that frame `fp` saved, after its return address
- * `ret`, which becomes out->ret[0]. */
+ * `ret`, which becomes out->ret[0]; out->found says whether out->want was among the
+ * frames read from `next` outward. */
 unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
                        struct chain_walk_frames *out);
 

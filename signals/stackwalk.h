@@ -71,10 +71,6 @@
 /* Recursion cycles of up to this many frames fold as they are read (chain_walk()). */
 #define STACKWALK_FOLD_CYCLE 4
 
-/* Walks of one sample before its chain counts as lost: each starts again from the frame
- * word read at the end of the one before. */
-#define STACKWALK_ATTEMPTS 4
-
 /* The name of the section the pass leaves in each object whose code stores the frame
  * signal: libshim looks for it to know that it should walk. */
 #define STACKWALK_SECTION "shim_contexts"

@@ -27,7 +27,7 @@
 
 /* The names of the two nodes that are not a function's context. */
 #define CALLTREE_ROOT_NAME     "(outside instrumented functions)"
-#define CALLTREE_OVERFLOW_NAME "(arena full)"
+#define CALLTREE_OVERFLOW_NAME "(context lost)"
 
 /* One rate's sums over a group of kept periods. */
 struct calltree_sums {

@@ -43,7 +43,7 @@ import sys
 UNSET = "(before the first signal)"
 
 results = []
-ROOT, OVERFLOW = "(outside instrumented functions)", "(arena full)"
+ROOT, OVERFLOW = "(outside instrumented functions)", "(context lost)"
 
 
 def check(what, cond, why=""):
