@@ -193,18 +193,22 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * when a short function may have returned). The frames read are taken as the sampled
  * function's when the thread is then still in its frame, deeper (in a callee), or back
  * in one of the frames the walk read (a caller: the frames from there out are still
- * its, and those between were read before the thread returned through them);
- * otherwise the sample's context is counted as lost (`unsteady`). The sample
+ * its, and those between were read before the thread returned through them); the same
+ * frame with another function is a sibling call from the same caller, whose return
+ * address may be the one read. Otherwise the sample's context is counted as lost
+ * (`unsteady`). Not seen: a sibling call made and left within the first read, whose
+ * call site the chain then has for the function's (the functions on it are right). The sample
  * keeps the function read first, whatever happened after: walking again from where the
  * thread had moved gave the sample to the caller, and took most of their samples from
  * short functions (a bias of up to 9 points of the time on an interpreter). The
  * sample's function is the one the walk read with the frame: the method signal the tags
  * read a moment before may already be another's, and so is the loop word, which the
- * walk's replaces. Without a frame, a thread that publishes
- * frames is outside its instrumented functions (function 0, the context slot's word),
- * unless code built with the pass runs (method_from_loop: a loop word of 0 is then the
- * hooks' tree, whose function the tags read); one that never has (code with the hooks'
- * tree) keeps the function and context the tags read.
+ * walk's replaces. Without a frame: a function whose frame did not check out (the
+ * hooks publish frame 0 with it) keeps that function, with no chain; with function 0
+ * too, a thread that publishes frames is outside its instrumented functions (function
+ * 0, the context slot's word), unless code built with the pass runs (method_from_loop:
+ * a loop word of 0 is then the hooks' tree, whose function the tags read); one that
+ * never has (code with the hooks' tree) keeps the function and context the tags read.
  * The frames outside it change only when the thread returns past them, so the rest of
  * the walk is not checked again: checking after the whole walk, several cache misses
  * long, lost a sample in six on a call-dense interpreter, and only those in functions
@@ -256,7 +260,7 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
         if (!framed) w->cut = w->found = 0;
         if (!lo || !hi) {
             s->no_stack++;
-        } else if (fp2 == fp || (fp2 && fp2 < fp) || w->found) {
+        } else if ((fp2 == fp && fn2 == fn) || (fp2 && fp2 < fp) || w->found) {
             /* the frame's words are the sampled function's: the thread is still there,
              * or in a callee (below), or back in a caller the walk went through */
             s->cut_walks += (uint64_t)w->cut;

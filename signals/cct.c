@@ -887,19 +887,19 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
     uint32_t d = s->depth;
     while (d > 1 && xfp && s->e[d - 1].fp && s->e[d - 1].fp < xfp) /* left by a longjmp */
         d--;
-    if (d > 1 && s->e[d - 1].fn == fn) d--;
+    /* its own pair, unless one of its calls deeper than the stack holds returns */
+    if (d > 1 && s->e[d - 1].fn == fn && (!s->e[d - 1].fp || s->e[d - 1].fp <= xfp)) d--;
     s->depth = d;
     frames_publish(s->e[d - 1].fn, s->e[d - 1].fp, 0);
 }
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: each is a dozen instructions, and the rest is left to the cold
- * functions above through branches almost never taken (a branchless form would have
- * each hook's depth wait for the stack's words to be loaded and compared).
- * An entry pushes its function and frame when the frame checks out (inside the stack
- * the thread's block names, the word above it the call site the compiler passed) and
- * the frame below is not beneath it (a longjmp's leftover).
+ * in an interpreter: each is 30 to 45 instructions, the call included, and the rest is left to the
+ * cold functions above through branches almost never taken (a branchless form would have each
+ * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
+ * and frame when the frame checks out (inside the stack the thread's block names, the word above it
+ * the call site the compiler passed) and the frame below is not beneath it (a longjmp's leftover).
  */
 HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
 {
@@ -995,8 +995,9 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
                (uintptr_t)__builtin_return_address(0));
 }
 
-/* Exit in every case the hook's fast path leaves to it. */
-COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t cfa)
+/* Exit in every case the hook's fast path leaves to it; `tail` where the hook was
+ * called with a jump (cfa is then the function's own return slot). */
+COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t cfa, int tail)
 {
     uint32_t d = DEPTH(word);
     if (a->alt_switch != 0) d = alt_check(a, cfa, d);
@@ -1009,11 +1010,17 @@ COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t c
         publish_top(a, d);
         return;
     }
-    /* Frames whose return slot lies below this function's stack pointer were left. */
+    /* Frames whose return slot lies below this function's stack pointer were left. Called
+     * with a jump, the function's own frame is among them where its marker is only a
+     * lower bound (sp_offset 0: no return slot was found near the entry's stack
+     * pointer, a large frame): then it is not popped twice (a recursive caller's). */
     uint32_t floor = a->alt_switch ? a->alt_switch - 1 : 0;
-    while (d > floor && f[d - 1].marker < cfa)
+    int own = 0;
+    while (d > floor && f[d - 1].marker < cfa) {
+        own = tail && f[d - 1].fn == fn && f[d - 1].sp_offset == 0;
         d--;
-    if (d > 0 && f[d - 1].fn == fn) d--;
+    }
+    if (!own && d > 0 && f[d - 1].fn == fn) d--;
     set_depth(a, word, d);
     if (a->alt_switch > d) a->alt_switch = 0;
     if (a->lost != 0 && d < a->frame_cap) a->lost = 0;
@@ -1035,8 +1042,8 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
     /* gcc calls the exit hook of a function returning void with a jump, once the
      * function's frame is gone: the hook returns to the function's call site, and its
      * own return slot is the function's, which must not count as left below it */
-    uintptr_t cfa =
-        HOOK_CFA() - ((uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site ? 8 : 0);
+    int tail = (uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site;
+    uintptr_t cfa = HOOK_CFA() - (tail ? 8 : 0);
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uint32_t d = DEPTH(word);
     /* The fast path: the top frame is this function's, and the only one exit_slow() would
@@ -1050,7 +1057,7 @@ HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
         publish_top(a, d - 1);
         return;
     }
-    exit_slow(a, word, fn, cfa);
+    exit_slow(a, word, fn, cfa, tail);
 }
 
 /* ---- a thread's exit ---- */

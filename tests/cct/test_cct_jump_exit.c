@@ -45,6 +45,29 @@ static NOINLINE void void_recursion(int n)
     sink++;
 }
 
+/* The same with a frame too large for the entry to find the return slot near its stack
+ * pointer (its marker is then only a lower bound, below the slot). */
+static uint32_t big_level_node[8];
+
+static NOINLINE void void_recursion_big_frame(int n)
+{
+    volatile char buf[4096];
+    buf[n] = (char)n;
+    big_level_node[n] = check_here(void_recursion_big_frame);
+    if (n > 0) void_recursion_big_frame(n - 1);
+    assert_int_equal(check_here(void_recursion_big_frame), big_level_node[n]);
+    sink += buf[n];
+}
+
+static void a_void_recursion_with_a_big_frame_returns_level_by_level(void **state)
+{
+    (void)state;
+    uint32_t me = check_here(a_void_recursion_with_a_big_frame_returns_level_by_level);
+    void_recursion_big_frame(6);
+    assert_int_equal(check_here(a_void_recursion_with_a_big_frame_returns_level_by_level), me);
+    check_tree(check_arena());
+}
+
 static void a_void_recursion_returns_level_by_level(void **state)
 {
     (void)state;
@@ -60,6 +83,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(void_calls_return_to_their_caller),
         cmocka_unit_test(a_void_recursion_returns_level_by_level),
+        cmocka_unit_test(a_void_recursion_with_a_big_frame_returns_level_by_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
