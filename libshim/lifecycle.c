@@ -493,9 +493,9 @@ static void summary_unattributed(const struct shim_run *r)
     const struct chain_store *c = &r->obs.chains;
     uint64_t lost = c->unsteady + c->full + c->no_stack;
     if (r->obs.plan.walk_tag && c->walks && (double)lost > 0.01 * (double)c->walks)
-        say("shim: %.2f%% of the samples' calling contexts are lost: %llu kept changing "
-            "while the stack was read, %llu found the store of %u chains full, %llu were of "
-            "a thread whose stack is unknown\n",
+        say("shim: %.2f%% of the samples' calling contexts are lost (their functions are "
+            "kept): in %llu the thread left the frames while they were read, %llu found the "
+            "store of %u chains full, %llu were of a thread whose stack is unknown\n",
             100.0 * (double)lost / (double)c->walks, (unsigned long long)c->unsteady,
             (unsigned long long)c->full, c->cap - CHAIN_FIRST, (unsigned long long)c->no_stack);
 }

@@ -6,7 +6,7 @@
  * frame outwards (signals/stackwalk.h). Its number goes into the tag tuple where the
  * context slot's value would be, so the tag table keys on it like on any tag value.
  * Numbers 0 and 1 are fixed: no context (the thread published no frame), and lost (the
- * store was full, or the chain kept changing while it was read; both counted). All
+ * store was full, or the thread left the frames while they were read; both counted). All
  * memory is allocated and touched by chain_store_init(): the observer loop never
  * allocates.
  */
@@ -19,7 +19,7 @@
 #include "signals/stackwalk.h"
 
 #define CHAIN_NONE  0u /* no frame published: the thread's root */
-#define CHAIN_LOST  1u /* not kept: the store was full, or the stack kept changing */
+#define CHAIN_LOST  1u /* not kept: the store was full, or the frames were left */
 #define CHAIN_FIRST 2u
 
 /* Default room: chains, and words for all of them (a chain of depth d takes d + 1). */
