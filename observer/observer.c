@@ -252,21 +252,27 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
         *method = fn; /* the function of the sampled moment, whatever the walk finds */
         if (loop) *loop = lw;
         uint64_t next = 0, ret = 0, fn2, lw2;
-        int framed = lo && hi ? chain_frame(fp, lo, hi, &next, &ret) : 0;
-        uint64_t fp2 = read_frame(b, &fn2, &lw2);
         struct chain_walk_frames *w = &o->walk;
-        w->want = fp2;
-        unsigned n = framed ? chain_walk_on(fp, next, ret, hi, w) : 0;
-        if (!framed) w->cut = w->found = 0;
         if (!lo || !hi) {
             s->no_stack++;
-        } else if ((fp2 == fp && fn2 == fn) || (fp2 && fp2 < fp) || w->found) {
-            /* the frame's words are the sampled function's: the thread is still there,
-             * or in a callee (below), or back in a caller the walk went through */
-            s->cut_walks += (uint64_t)w->cut;
-            v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
         } else {
-            s->unsteady++; /* returned past the frames read: they may be another call's */
+            int framed = chain_frame(fp, lo, hi, &next, &ret);
+            uint64_t fp2 = read_frame(b, &fn2, &lw2);
+            w->want = fp2;
+            unsigned n = 0;
+            if (framed)
+                n = chain_walk_on(fp, next, ret, hi, w);
+            else
+                w->cut = w->found = 0;
+            if ((fp2 == fp && fn2 == fn) || (fp2 && fp2 < fp) || w->found) {
+                /* the frame's words are the sampled function's: the thread is still
+                 * there, or in a callee (below), or back in a caller the walk went
+                 * through */
+                s->cut_walks += (uint64_t)w->cut;
+                v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
+            } else {
+                s->unsteady++; /* returned past the frames read: maybe another call's */
+            }
         }
     }
     __atomic_fetch_sub(walkers, 1, __ATOMIC_RELEASE);

@@ -848,6 +848,22 @@ HOT_INLINE int left_below(uint64_t fp, uint64_t fp_site, uint64_t rbp, uint64_t 
     return fp && (fp < rbp || (fp == rbp && fp_site != site));
 }
 
+/* Whether rbp is the frame of a function called from `site`: inside the stack the
+ * thread's block named (s->lo, s->span), aligned, with the call site above it. */
+HOT_INLINE int frame_checks_out(const struct cct_fstack *s, uint64_t rbp, uint64_t site)
+{
+    return rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
+}
+
+HOT_INLINE void fstack_push(struct cct_fstack *s, uint32_t d, uint64_t fn, uint64_t fp,
+                            uint64_t site)
+{
+    s->e[d].fn = fn;
+    s->e[d].fp = fp;
+    s->e[d].site = site;
+    s->depth = d + 1;
+}
+
 /* An entry the fast path below leaves here, which it publishes: the thread's first
  * (no stack yet), one whose frame does not check out against the bounds the stack knows
  * (they are read again from the block, which learns them when the thread attaches),
@@ -863,19 +879,14 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
         s->lo = lo;
         s->span = hi - lo - 15;
     }
-    uint64_t fp =
-        rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site ? rbp
-                                                                                             : 0;
+    uint64_t fp = frame_checks_out(s, rbp, site) ? rbp : 0;
     uint32_t d = s->depth;
     while (d > 1 && fp && left_below(s->e[d - 1].fp, s->e[d - 1].site, fp, site))
         d--;
-    if (d < CCT_FRAMES_CAP) {
-        s->e[d].fn = fn;
-        s->e[d].fp = fp;
-        s->e[d].site = site;
-        d++;
-    }
-    s->depth = d;
+    if (d < CCT_FRAMES_CAP)
+        fstack_push(s, d, fn, fp, site);
+    else
+        s->depth = d;
     frames_publish(fn, fp, 1);
 }
 
@@ -905,33 +916,23 @@ HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
 {
     struct cct_fstack *s = cct_fs;
     uint32_t d;
-    if (__builtin_expect(s != NULL && rbp - s->lo < s->span && !(rbp & 7) &&
-                             ((const uint64_t *)(uintptr_t)rbp)[1] == site &&
+    if (__builtin_expect(s != NULL && frame_checks_out(s, rbp, site) &&
                              (d = s->depth) < CCT_FRAMES_CAP &&
                              !left_below(s->e[d - 1].fp, s->e[d - 1].site, rbp, site),
                          1)) {
-        s->e[d].fn = fn;
-        s->e[d].fp = rbp;
-        s->e[d].site = site;
-        s->depth = d + 1;
+        fstack_push(s, d, fn, rbp, site);
         frames_publish(fn, rbp, 1);
     } else {
         frames_enter_slow(fn, site, rbp);
     }
 }
 
-/* An exit pops the top pair when it is this function's, at its frame (or without one),
- * and publishes the pair below. The exiting function's frame: the frame pointer the
- * hook's caller left, or, where the compiler made the call to the hook a tail call (gcc
- * does at the end of a function returning void: the hook then returns to the function's
- * caller, at the call site the compiler passed, and the caller's frame pointer is back),
- * the frame the function had just below its return address, where its prologue pushed
- * the frame pointer. */
-HOT_INLINE void frames_exit(uint64_t fn, uint64_t site, uint64_t rbp, uintptr_t ra, uintptr_t cfa)
+/* An exit pops the top pair when it is this function's, at its frame xfp (or without
+ * one), and publishes the pair below. */
+HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
 {
     struct cct_fstack *s = cct_fs;
     if (s == NULL) return;
-    uint64_t xfp = ra == site ? cfa - 16 : rbp;
     uint32_t d = s->depth;
     if (__builtin_expect(s->e[d - 1].fn == fn && (s->e[d - 1].fp == xfp || !s->e[d - 1].fp), 1)) {
         s->depth = --d;
@@ -1028,21 +1029,23 @@ COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t c
     publish_top(a, d);
 }
 
+/* gcc calls the exit hook of a function returning void with a jump, once the function's
+ * frame is gone: the hook then returns to the function's call site, the one it was
+ * passed, its own return slot is the function's (CFA - 8: for the tree, not a frame left
+ * below the function's) and the function's frame was the word below it (CFA - 16, where
+ * its prologue pushed the frame pointer); otherwise the function's frame is the frame
+ * pointer the hook's caller left. */
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
+    int tail = (uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site;
     if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
-        frames_exit((uintptr_t)this_fn, (uintptr_t)call_site,
-                    *(const uint64_t *)__builtin_frame_address(0),
-                    (uintptr_t)__builtin_return_address(0), HOOK_CFA());
+        frames_exit((uintptr_t)this_fn,
+                    tail ? HOOK_CFA() - 16 : *(const uint64_t *)__builtin_frame_address(0));
         return;
     }
     struct cct_owner *a = cct_self;
     if (a == NULL) return;
     uint64_t fn = (uintptr_t)this_fn;
-    /* gcc calls the exit hook of a function returning void with a jump, once the
-     * function's frame is gone: the hook returns to the function's call site, and its
-     * own return slot is the function's, which must not count as left below it */
-    int tail = (uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site;
     uintptr_t cfa = HOOK_CFA() - (tail ? 8 : 0);
     uint64_t word = __atomic_load_n(&a->depth, __ATOMIC_RELAXED);
     uint32_t d = DEPTH(word);

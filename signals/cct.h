@@ -61,8 +61,9 @@ SHIM_API void __cyg_profile_func_exit(void *fn, void *call_site);
 
 /* From now on (on: 1) the hooks publish the function and its frame address (slots 10 and
  * 11, signals/stackwalk.h: the function in the loop word's form) for the observer's
- * stack walk, instead of keeping the tree and slots 8 and 9; 0 goes back to the tree. SHIM_HOOKS=frames, for programs built with frame
- * pointers (cct.c, "the frame signal instead of the tree"). */
+ * stack walk, instead of keeping the tree and slots 8 and 9; 0 goes back to the tree.
+ * SHIM_HOOKS=frames, for programs built with frame pointers (cct.c, "the frame signal instead of
+ * the tree"). */
 void cct_use_frames(int on);
 
 /* Nonzero once any thread has run a hook: the program is instrumented. */

@@ -18,6 +18,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_cct  # noqa: E402
 
 
+def by_function(d, field):
+    """Sums of an entry field ("cycles", "samples") per function named by tag slot 8,
+    over the entries of the program's own threads (where the thread word says), and
+    their total."""
+    names = {f["address"] % 2**64: f["name"] for f in d["functions"]}
+    slot = [t["slot"] for t in d["signals"]["tags"]].index(8)
+    ours = {t["tid"] for t in d["placement"].get("threads", [])}
+    sums, total = {}, 0
+    for e in d["tags"]:
+        if ours and e["thread"] not in ours:
+            continue
+        total += e[field]
+        v = e["values"][slot] % 2**64
+        name = names.get(v, hex(v))
+        sums[name] = sums.get(name, 0) + e[field]
+    return sums, total
+
+
 def main(argv):
     limit = check_cct.pp_limit(argv, __doc__)
     if limit is None:
@@ -26,19 +44,11 @@ def main(argv):
         d = json.load(open(argv[1]))
         truth = dict(line.split() for line in open(argv[2]) if line.strip())
         everything = float(truth.pop("all"))
-        names = {f["address"] % 2**64: f["name"] for f in d["functions"]}
-        slot = [t["slot"] for t in d["signals"]["tags"]].index(8)
+        cycles, total = by_function(d, "cycles")
+        total += d["other"]["cycles"]
     except (OSError, ValueError, KeyError, IndexError) as e:
         print(f"check_functions: {e}")
         return 2
-    ours = {t["tid"] for t in d["placement"].get("threads", [])}
-    cycles, total = {}, d["other"]["cycles"]
-    for e in d["tags"]:
-        if ours and e["thread"] not in ours:
-            continue
-        total += e["cycles"]
-        name = names.get(e["values"][slot] % 2**64, hex(e["values"][slot] % 2**64))
-        cycles[name] = cycles.get(name, 0) + e["cycles"]
     bad = 0
     print(f"{'function':<16} {'truth%':>8} {'shim%':>8}")
     for name, c in sorted(truth.items()):

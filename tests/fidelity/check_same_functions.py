@@ -11,21 +11,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_cct  # noqa: E402
+import check_functions  # noqa: E402
 
 
 def shares(path):
     d = json.load(open(path))
-    names = {f["address"] % 2**64: f["name"] for f in d["functions"]}
-    slot = [t["slot"] for t in d["signals"]["tags"]].index(8)
-    ours = {t["tid"] for t in d["placement"].get("threads", [])}
-    count, total = {}, 0
-    for e in d["tags"]:
-        if ours and e["thread"] not in ours:
-            continue
-        v = e["values"][slot] % 2**64
-        name = names.get(v, hex(v))
-        count[name] = count.get(name, 0) + e["samples"]
-        total += e["samples"]
+    count, total = check_functions.by_function(d, "samples")
     return {k: 100 * v / max(total, 1) for k, v in count.items()}, d.get("cct", {}).get("walk")
 
 
