@@ -195,7 +195,9 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * in one of the frames the walk read (a caller: the frames from there out are still
  * its, and those between were read before the thread returned through them); the same
  * frame with another function is a sibling call from the same caller, whose return
- * address may be the one read. Otherwise the sample's context is counted as lost
+ * address may be the one read, unless either read says its function is inlined into the
+ * frame's (SHIM_FRAME_INLINED, from gcc's hooks: the thread went in or out of it within
+ * the frame, whose chain stays). Otherwise the sample's context is counted as lost
  * (`unsteady`). Not seen: a sibling call made and left within the first read, whose
  * call site the chain then has for the function's (the functions on it are right). The sample
  * keeps the function read first, whatever happened after: walking again from where the
@@ -219,7 +221,8 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * loop word's. A frame without a function is a thread between a function and a caller
  * that publishes none (the outermost instrumented call, entered or left): no frame.
  * Compiler fences keep the reads where they are among the stack's. */
-static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint64_t *loop)
+static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint64_t *loop,
+                                  int *inlined)
 {
     uint64_t fp;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -227,7 +230,8 @@ static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     *loop = shim_loop_canonical(*loop);
     *fn = SHIM_LOOP_FN(*loop);
-    return *fn ? fp : 0;
+    *inlined = (int)(fp & SHIM_FRAME_INLINED);
+    return *fn ? fp & ~SHIM_FRAME_INLINED : 0;
 }
 
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
@@ -237,8 +241,9 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
     uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
-             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn, lw,
-             fp = read_frame(b, &fn, &lw), v = hooks, tid = o->block_tid;
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn, lw;
+    int inl, inl2;
+    uint64_t fp = read_frame(b, &fn, &lw, &inl), v = hooks, tid = o->block_tid;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
     if (fp) *seen = tid;
     /* without a frame: a function whose frame did not check out, with its function and
@@ -257,16 +262,17 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
             s->no_stack++;
         } else {
             int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fp2 = read_frame(b, &fn2, &lw2);
+            uint64_t fp2 = read_frame(b, &fn2, &lw2, &inl2);
             w->want = fp2;
             unsigned n = 0;
             if (framed)
                 n = chain_walk_on(fp, next, ret, hi, w);
             else
                 w->cut = w->found = 0;
-            if ((fp2 == fp && fn2 == fn) || (fp2 && fp2 < fp) || w->found) {
+            if ((fp2 == fp && (fn2 == fn || inl || inl2)) || (fp2 && fp2 < fp) || w->found) {
                 /* the frame's words are the sampled function's: the thread is still
-                 * there, or in a callee (below), or back in a caller the walk went
+                 * there (in the same function, or in or out of one inlined into the
+                 * frame's), or in a callee (below), or back in a caller the walk went
                  * through */
                 s->cut_walks += (uint64_t)w->cut;
                 v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));

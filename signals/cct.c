@@ -781,18 +781,27 @@ COLD_READS_FRAMES void enter_slow(struct cct_owner *a, uint64_t fn, uint64_t sit
 
 #define CCT_FRAMES_CAP 4096u
 
+struct cct_fent {
+    uint64_t fn, fp, site;
+    uint64_t pub; /* the frame word published: fp, with SHIM_FRAME_INLINED where the frame is
+                   * the entry's below (a function inlined into that one) */
+};                /* 32 bytes: none straddles two cache lines */
+
 struct cct_fstack {
-    uint32_t depth; /* the top is e[depth - 1]; e[0] is (0, 0): outside every function */
-    uint32_t spare;
+    struct cct_fent *top; /* the top pair; e[0] is (0, 0): outside every function */
+    /* where the pairs are published: slots 10 and 11 of the thread's signal block while
+     * it is attached, else `scratch` (fstack_bind) */
+    uint64_t *words;
     /* the thread's stack as its signal block has it, frames checked against it: a frame
      * address f lies inside when f - lo < span (hi - lo - 15, so that the return address
      * f + 8 does too); span 0 until the block knows */
     uint64_t lo, span;
-    uint64_t align; /* the entries aligned: none straddles two cache lines */
-    struct {
-        uint64_t fn, fp, site, spare;
-    } e[CCT_FRAMES_CAP];
+    uint64_t scratch[2];
+    uint64_t pad[2]; /* the pairs start a cache line */
+    struct cct_fent e[CCT_FRAMES_CAP];
 };
+
+_Static_assert(SHIM_SLOT_FRAME == SHIM_SLOT_LOOP + 1, "the frame signal's words are adjacent");
 
 static int cct_frames_on;
 static __thread struct cct_fstack *cct_fs __attribute__((tls_model("initial-exec")));
@@ -801,6 +810,26 @@ static __thread int cct_fs_failed __attribute__((tls_model("initial-exec")));
 void cct_use_frames(int on)
 {
     __atomic_store_n(&cct_frames_on, on, __ATOMIC_RELAXED);
+}
+
+/* Points the pairs' publication at block b (the dummy block: nowhere the observer reads)
+ * and takes its stack's bounds when it has them. */
+static NO_HOOK void fstack_bind(struct cct_fstack *s, const struct shim_block *b)
+{
+    uint64_t lo = b->reserved[SHIM_BLOCK_STACK_LO], hi = b->reserved[SHIM_BLOCK_STACK_HI];
+    if (lo && hi > lo + 16) {
+        s->lo = lo;
+        s->span = hi - lo - 15;
+    }
+    uint64_t *w = b == &shim_dummy_block ? s->scratch : (uint64_t *)&b->tag[SHIM_SLOT_LOOP];
+    __atomic_store_n(&s->words, w, __ATOMIC_RELAXED);
+    SIGNAL_FENCE();
+}
+
+void cct_frames_block(const struct shim_block *b)
+{
+    struct cct_fstack *s = cct_fs;
+    if (s != NULL) fstack_bind(s, b);
 }
 
 COLD struct cct_fstack *fstack_new(void)
@@ -812,30 +841,28 @@ COLD struct cct_fstack *fstack_new(void)
         cct_fs_failed = 1;
         return NULL;
     }
-    p->depth = 1;
+    p->top = &p->e[0];
+    fstack_bind(p, shim_tls_block);
     end_at_exit();
     return cct_fs = p;
 }
 
-/* Publishes a (function, frame) pair into the thread's block as the pass stores its
- * frame signal (signals/stackwalk.h, "read together"): the function outside its loops
+/* Publishes a (function, frame) pair as the pass stores its frame signal
+ * (signals/stackwalk.h, "read together"): the function outside its loops
  * (SHIM_LOOP_NONE in the top bits of slot 10, signals/path.h; the observer takes the
  * sample's function from it) and its frame (slot 11), which the walk reads with one
  * load: entering a function (`entering`) the frame first, going back to the caller the
- * function first, the second a release store so the compiler keeps the order. Nothing
- * while the thread is not observed. Function 0 (outside every function) is stored as
- * SHIM_LOOP_NONE alone, which reads as 0. */
-HOT_INLINE void frames_publish(uint64_t fn, uint64_t fp, int entering)
+ * function first, the second a release store so the compiler keeps the order. Function
+ * 0 (outside every function) is stored as SHIM_LOOP_NONE alone, which reads as 0. */
+HOT_INLINE void frames_publish(const struct cct_fstack *s, uint64_t fn, uint64_t fp, int entering)
 {
-    struct shim_block *b = shim_tls_block;
-    if (b == &shim_dummy_block) return;
-    uint64_t w = SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE);
+    uint64_t *w = s->words, word = SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE);
     if (entering) {
-        __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], w, __ATOMIC_RELEASE);
+        __atomic_store_n(&w[1], fp, __ATOMIC_RELAXED);
+        __atomic_store_n(&w[0], word, __ATOMIC_RELEASE);
     } else {
-        __atomic_store_n(&b->tag[SHIM_SLOT_LOOP], w, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->tag[SHIM_SLOT_FRAME], fp, __ATOMIC_RELEASE);
+        __atomic_store_n(&w[0], word, __ATOMIC_RELAXED);
+        __atomic_store_n(&w[1], fp, __ATOMIC_RELEASE);
     }
 }
 
@@ -849,19 +876,22 @@ HOT_INLINE int left_below(uint64_t fp, uint64_t fp_site, uint64_t rbp, uint64_t 
 }
 
 /* Whether rbp is the frame of a function called from `site`: inside the stack the
- * thread's block named (s->lo, s->span), aligned, with the call site above it. */
+ * thread's block named (s->lo, s->span) with the call site above it (the observer's walk
+ * checks alignment itself). */
 HOT_INLINE int frame_checks_out(const struct cct_fstack *s, uint64_t rbp, uint64_t site)
 {
-    return rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
+    return rbp - s->lo < s->span && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
 }
 
-HOT_INLINE void fstack_push(struct cct_fstack *s, uint32_t d, uint64_t fn, uint64_t fp,
-                            uint64_t site)
+/* Pushes (fn, fp, site) as the top t, with the frame word it publishes. */
+HOT_INLINE void fstack_push(struct cct_fstack *s, struct cct_fent *t, uint64_t fn, uint64_t fp,
+                            uint64_t site, uint64_t pub)
 {
-    s->e[d].fn = fn;
-    s->e[d].fp = fp;
-    s->e[d].site = site;
-    s->depth = d + 1;
+    t->fn = fn;
+    t->fp = fp;
+    t->site = site;
+    t->pub = pub;
+    s->top = t;
 }
 
 /* An entry the fast path below leaves here, which it publishes: the thread's first
@@ -873,21 +903,19 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
 {
     struct cct_fstack *s = cct_fs;
     if (s == NULL && (s = fstack_new()) == NULL) return;
-    const struct shim_block *b = shim_tls_block;
-    uint64_t lo = b->reserved[SHIM_BLOCK_STACK_LO], hi = b->reserved[SHIM_BLOCK_STACK_HI];
-    if (lo && hi > lo + 16) {
-        s->lo = lo;
-        s->span = hi - lo - 15;
-    }
+    fstack_bind(s, shim_tls_block);
     uint64_t fp = frame_checks_out(s, rbp, site) ? rbp : 0;
-    uint32_t d = s->depth;
-    while (d > 1 && fp && left_below(s->e[d - 1].fp, s->e[d - 1].site, fp, site))
-        d--;
-    if (d < CCT_FRAMES_CAP)
-        fstack_push(s, d, fn, fp, site);
+    struct cct_fent *t = s->top;
+    while (t > s->e && fp && left_below(t->fp, t->site, fp, site))
+        t--;
+    /* a frame still on the stack at the same address is the one this function was
+     * inlined into (left_below) */
+    uint64_t pub = fp | (fp && t->fp == fp ? SHIM_FRAME_INLINED : 0);
+    if (t < &s->e[CCT_FRAMES_CAP - 1])
+        fstack_push(s, t + 1, fn, fp, site, pub);
     else
-        s->depth = d;
-    frames_publish(fn, fp, 1);
+        s->top = t;
+    frames_publish(s, fn, pub, 1);
 }
 
 /* An exit whose function is not the top one's (entered before the hooks ran, or past
@@ -895,18 +923,18 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
  * exiting function's frame `xfp`. It publishes the pair left on top. */
 COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
 {
-    uint32_t d = s->depth;
-    while (d > 1 && xfp && s->e[d - 1].fp && s->e[d - 1].fp < xfp) /* left by a longjmp */
-        d--;
+    struct cct_fent *t = s->top;
+    while (t > s->e && xfp && t->fp && t->fp < xfp) /* left by a longjmp */
+        t--;
     /* its own pair, unless one of its calls deeper than the stack holds returns */
-    if (d > 1 && s->e[d - 1].fn == fn && (!s->e[d - 1].fp || s->e[d - 1].fp <= xfp)) d--;
-    s->depth = d;
-    frames_publish(s->e[d - 1].fn, s->e[d - 1].fp, 0);
+    if (t > s->e && t->fn == fn && (!t->fp || t->fp <= xfp)) t--;
+    s->top = t;
+    frames_publish(s, t->fn, t->pub, 0);
 }
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: each is 30 to 45 instructions, the call included, and the rest is left to the
+ * in an interpreter: each is about 30 instructions, the call included, and the rest is left to the
  * cold functions above through branches almost never taken (a branchless form would have each
  * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
  * and frame when the frame checks out (inside the stack the thread's block names, the word above it
@@ -915,16 +943,23 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
 HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
 {
     struct cct_fstack *s = cct_fs;
-    uint32_t d;
-    if (__builtin_expect(s != NULL && frame_checks_out(s, rbp, site) &&
-                             (d = s->depth) < CCT_FRAMES_CAP &&
-                             !left_below(s->e[d - 1].fp, s->e[d - 1].site, rbp, site),
-                         1)) {
-        fstack_push(s, d, fn, rbp, site);
-        frames_publish(fn, rbp, 1);
-    } else {
-        frames_enter_slow(fn, site, rbp);
+    struct cct_fent *t;
+    if (__builtin_expect(s == NULL || !frame_checks_out(s, rbp, site) ||
+                             (t = s->top) >= &s->e[CCT_FRAMES_CAP - 1],
+                         0))
+        goto slow;
+    /* the frame below is above this one (frame 0 wraps around), or this function was
+     * inlined into that frame's (the same frame, the same call site) */
+    uint64_t pub = rbp;
+    if (__builtin_expect(t->fp - 1 < rbp, 0)) {
+        if (left_below(t->fp, t->site, rbp, site)) goto slow;
+        pub |= SHIM_FRAME_INLINED;
     }
+    fstack_push(s, t + 1, fn, rbp, site, pub);
+    frames_publish(s, fn, pub, 1);
+    return;
+slow:
+    frames_enter_slow(fn, site, rbp);
 }
 
 /* An exit pops the top pair when it is this function's, at its frame xfp (or without
@@ -933,10 +968,10 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
 {
     struct cct_fstack *s = cct_fs;
     if (s == NULL) return;
-    uint32_t d = s->depth;
-    if (__builtin_expect(s->e[d - 1].fn == fn && (s->e[d - 1].fp == xfp || !s->e[d - 1].fp), 1)) {
-        s->depth = --d;
-        frames_publish(s->e[d - 1].fn, s->e[d - 1].fp, 0);
+    struct cct_fent *t = s->top;
+    if (__builtin_expect(t->fn == fn && t->fp == xfp, 1) || (t->fn == fn && !t->fp)) {
+        s->top = --t;
+        frames_publish(s, t->fn, t->pub, 0);
     } else {
         frames_exit_slow(s, fn, xfp);
     }
@@ -984,10 +1019,11 @@ slow:
 }
 
 /* The hooks choose between the tree and the frame signal, and go on to the tree's code
- * with a jump: the frame signal's path saves no registers. */
+ * with a jump: the frame signal's path saves no registers, and is laid out straight
+ * (the tree's path, several times as long, is the one that takes a branch). */
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
-    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
+    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 1)) {
         frames_enter((uintptr_t)this_fn, (uintptr_t)call_site,
                      *(const uint64_t *)__builtin_frame_address(0));
         return;
@@ -1038,7 +1074,7 @@ COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t c
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     int tail = (uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site;
-    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 0)) {
+    if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 1)) {
         frames_exit((uintptr_t)this_fn,
                     tail ? HOOK_CFA() - 16 : *(const uint64_t *)__builtin_frame_address(0));
         return;

@@ -66,6 +66,11 @@ SHIM_API void __cyg_profile_func_exit(void *fn, void *call_site);
  * the tree"). */
 void cct_use_frames(int on);
 
+/* The calling thread's signal block is now b (attached, or the dummy block when
+ * detached): the frame signal's hooks publish into it from now on (signal_block.c calls
+ * this wherever the block changes). */
+void cct_frames_block(const struct shim_block *b);
+
 /* Nonzero once any thread has run a hook: the program is instrumented. */
 int cct_active(void);
 

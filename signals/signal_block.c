@@ -38,6 +38,7 @@
  * carries), stackwalk.h (the words of a walk) and libc.
  */
 #include "signals/signal_block.h"
+#include "signals/cct.h"
 #include "signals/path.h"
 #include "signals/stackwalk.h"
 
@@ -126,6 +127,7 @@ struct shim_block *signal_block_acquire(void)
 void signal_block_attach(struct shim_block *b)
 {
     __atomic_store_n(&shim_tls_block, b, __ATOMIC_RELEASE);
+    cct_frames_block(b);
 }
 
 /* The calling thread's owner entry becomes `seen`: the id the thread word gives for it
@@ -143,6 +145,7 @@ void signal_block_set_id(uint64_t seen)
 void signal_block_detach(void)
 {
     shim_tls_block = &shim_dummy_block;
+    cct_frames_block(&shim_dummy_block);
 }
 
 void signal_block_release(void)

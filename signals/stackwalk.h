@@ -49,6 +49,14 @@
 
 #define SHIM_SLOT_FRAME 11 /* the frame address of the function executing now */
 
+/* Bit 0 of the frame word (frame addresses are aligned): the function runs inlined into
+ * the function whose frame it is, with no frame of its own. gcc's -finstrument-functions
+ * hooks call the hooks of inlined functions too (SHIM_HOOKS=frames, cct.c), so a thread
+ * goes in and out of them within one frame; the walk reads the frame's chain as the
+ * inlined function's context. The pass instruments functions after inlining, and never
+ * sets it. */
+#define SHIM_FRAME_INLINED 1ull
+
 /* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
 #define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */
 #define SHIM_BLOCK_STACK_HI 3

@@ -83,13 +83,21 @@ static void a_void_recursion_returns_level_by_level(void **state)
     check_published(a_void_recursion_returns_level_by_level, FRAME());
 }
 
-/* A function inlined into its caller enters and exits in the caller's frame. */
+/* A function inlined into its caller enters and exits in the caller's frame, which is
+ * published marked as not its own (SHIM_FRAME_INLINED), also where it returns to a
+ * function inlined there too. */
+static inline __attribute__((always_inline)) int inlined_deeper(int x)
+{
+    check_published(inlined_deeper, FRAME() | SHIM_FRAME_INLINED);
+    return x + 1;
+}
+
 static inline __attribute__((always_inline)) int inlined(int x)
 {
-    uint64_t fn, fp;
-    published(&fn, &fp);
-    assert_int_equal(fn, FN(inlined));
-    return x * 3 + (int)(fp != 0);
+    check_published(inlined, FRAME() | SHIM_FRAME_INLINED);
+    x = inlined_deeper(x);
+    check_published(inlined, FRAME() | SHIM_FRAME_INLINED);
+    return x * 3 - 2;
 }
 
 static NOINLINE int inlines(int x)

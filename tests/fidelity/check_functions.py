@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check_functions.py PROFILE TRUTH [--pp LIMIT]: each function the truth file names
+"""check_functions.py PROFILE TRUTH [--pp LIMIT] [--lost-max SHARE]: each function the
+truth file names
 ("function cycles" lines, and "all cycles": the whole measured loop), its share of the
 time in shim's profile against the share the program measured itself with the TSC.
 
@@ -8,8 +9,9 @@ A function's share in the profile is the TSC cycles of the tag entries whose fun
 time the CPU gave to other processes is theirs, where the thread word says). Prints a
 table. Also checks that no sample pairs a function with another's context
 (check_cct.torn), where the hooks' tree gives contexts. Exits 1 when a share is off by
-more than LIMIT percentage points (default 2) or a sample is torn, 2 when the files
-cannot be read."""
+more than LIMIT percentage points (default 2) or a sample is torn, or where the stack
+walks' contexts were lost (cct.walk: unsteady, full or without a stack) in more than
+SHARE of the walks, 2 when the files cannot be read."""
 import json
 import os
 import sys
@@ -59,6 +61,15 @@ def main(argv):
     print(f"limit: {limit} pp")
     if "cct" in d and d["cct"].get("source") == "hooks":
         bad += check_cct.torn_report(argv[1])
+    if "--lost-max" in argv:
+        most = float(argv[argv.index("--lost-max") + 1])
+        w = d.get("cct", {}).get("walk", {})
+        lost = w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0)
+        share = lost / max(w.get("walks", 0), 1)
+        ok = share <= most
+        bad += not ok
+        print(f"walks whose context was lost: {lost} of {w.get('walks', 0)} "
+              f"({100 * share:.3f}%, at most {100 * most:g}%) {'ok' if ok else 'FAIL'}")
     return 1 if bad else 0
 
 

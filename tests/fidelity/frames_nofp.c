@@ -9,12 +9,9 @@
  * truth file as check_functions.py reads it ("function cycles" lines, "all cycles"). Usage:
  * frames_nofp SECONDS TRUTH_FILE
  */
-#include <shim.h>
+#include "timed_run.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <x86intrin.h>
 
 static volatile unsigned long sink;
 static unsigned long long t_framed;
@@ -31,27 +28,21 @@ __attribute__((noinline)) static void framed(unsigned n)
     t_framed += __rdtsc() - t0;
 }
 
+static void round_of_work(void)
+{
+    unframed(40000);
+    framed(20000);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: frames_nofp SECONDS TRUTH_FILE\n");
         return 2;
     }
-    double seconds = atof(argv[1]);
-    if (shim_start(NULL) != 0) return 1;
-    unsigned long long t0 = __rdtsc();
-    struct timespec ts0, ts1;
-    clock_gettime(CLOCK_MONOTONIC, &ts0);
-    do {
-        unframed(40000);
-        framed(20000);
-        clock_gettime(CLOCK_MONOTONIC, &ts1);
-    } while ((double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9 <
-             seconds);
-    unsigned long long all = __rdtsc() - t0;
-    shim_stop();
-    FILE *f = fopen(argv[2], "w");
-    if (!f) return 1;
-    fprintf(f, "unframed %llu\nframed %llu\nall %llu\n", t_unframed, t_framed, all);
-    return fclose(f) != 0;
+    unsigned long long all = timed_run(atof(argv[1]), round_of_work);
+    if (all == 0) return 1;
+    const char *const names[] = {"unframed", "framed"};
+    const unsigned long long cycles[] = {t_unframed, t_framed};
+    return write_truth(argv[2], 2, names, cycles, all);
 }

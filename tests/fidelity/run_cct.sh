@@ -5,14 +5,18 @@
 # twice, a real fault always does.
 # With --source S, the profile's calling contexts must also come from S (cct.source:
 # "hooks" or "stack walk"; a source that says both counts).
-# Usage: run_cct.sh CCT_PHASES CHECK_CCT WORKDIR [--source S]
+# After `--`, the checker's own options instead of its default `--pp 2`.
+# Usage: run_cct.sh CCT_PHASES CHECK_CCT WORKDIR [--source S] [-- CHECK_OPTIONS...]
 set -eu
-prog=$1 check=$2 dir=$3 source=${5:-}
+prog=$1 check=$2 dir=$3 source=
+shift 3
+if [ "${1:-}" = --source ]; then source=$2; shift 2; fi
+if [ "${1:-}" = -- ]; then shift; else set -- --pp 2; fi
 mkdir -p "$dir"
 for attempt in 1 2; do
     rm -f "$dir/profile.json" "$dir/truth.txt"
     SHIM_OUTPUT="$dir/profile.json" SHIM_STRICT=1 "$prog" 1.5 "$dir/truth.txt"
-    if python3 "$check" "$dir/profile.json" "$dir/truth.txt" --pp 2; then
+    if python3 "$check" "$dir/profile.json" "$dir/truth.txt" "$@"; then
         [ -z "$source" ] && exit 0
         python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["cct"].get("source", "hooks"); print("contexts from:", s); sys.exit(sys.argv[2] not in s)' "$dir/profile.json" "$source"
         exit $?
