@@ -99,4 +99,22 @@ int chain_frame(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t *next, uint64_t 
 unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
                        struct chain_walk_frames *out);
 
+/* Whether the frames a walk read are the chain of the function it read first: fn with
+ * frame fp and the frame word's low bits mark (signals/stackwalk.h), when reading the
+ * frame word again after the innermost frame (whose return address was ret) gave fn2,
+ * fp2, mark2, and `found` says whether the walk read fp2's frame. So they are when the
+ * thread is still in the frame with the same function; or with another, in or out of a
+ * function inlined there (a marked read whose hash is ret's: the frame is still the same
+ * call's); deeper (in a callee: the frame was not left); or back in a frame the walk read
+ * (a caller). Not otherwise: the same frame with another function, unmarked, is a sibling
+ * call from the same caller, whose return address may be the one read. */
+static inline int chain_steady(uint64_t fn, uint64_t fp, uint64_t mark, uint64_t fn2, uint64_t fp2,
+                               uint64_t mark2, uint64_t ret, int found)
+{
+    if (fp2 == fp)
+        return fn2 == fn || (mark && mark == shim_frame_mark(ret)) ||
+               (mark2 && mark2 == shim_frame_mark(ret));
+    return (fp2 && fp2 < fp) || found;
+}
+
 #endif

@@ -191,27 +191,26 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * function are read together (read_frame), before and after the innermost frame (one
  * cache line the program keeps writing, so the second read comes a cache miss later,
  * when a short function may have returned). The frames read are taken as the sampled
- * function's when the thread is then still in its frame, deeper (in a callee), or back
- * in one of the frames the walk read (a caller: the frames from there out are still
- * its, and those between were read before the thread returned through them); the same
- * frame with another function is a sibling call from the same caller, whose return
- * address may be the one read, unless either read says its function is inlined into the
- * frame's (SHIM_FRAME_INLINED, from gcc's hooks: the thread went in or out of it within
- * the frame, whose chain stays). Otherwise the sample's context is counted as lost
- * (`unsteady`). Not seen: a sibling call made and left within the first read, whose
- * call site the chain then has for the function's (the functions on it are right). The sample
- * keeps the function read first, whatever happened after: walking again from where the
- * thread had moved gave the sample to the caller, and took most of their samples from
- * short functions (a bias of up to 9 points of the time on an interpreter). The
- * sample's function is the one the walk read with the frame: the method signal the tags
- * read a moment before may already be another's, and so is the loop word, which the
- * walk's replaces. Without a frame: a function whose frame did not check out (the
- * hooks publish frame 0 with it) keeps that function, with no chain; with function 0
- * too, a thread that publishes frames is outside its instrumented functions (function
- * 0, the context slot's word), unless code built with the pass runs (method_from_loop:
- * a loop word of 0 is then the hooks' tree, whose function the tags read); one that
- * never has (code with the hooks' tree) keeps the function and context the tags read.
- * The frames outside it change only when the thread returns past them, so the rest of
+ * function's when the thread is then still in its frame (chain_steady: with the same
+ * function, or in or out of one inlined there, as the frame word's marks say), deeper
+ * (in a callee), or back in one of the frames the walk read (a caller: the frames from
+ * there out are still its, and those between were read before the thread returned
+ * through them); the same frame with another function, unmarked, is a sibling call from
+ * the same caller, whose return address may be the one read. Otherwise the sample's
+ * context is counted as lost (`unsteady`). Not seen: a sibling call made and left
+ * within the first read, whose call site the chain then has for the function's (the
+ * functions on it are right); one from another call site after a marked read, where the
+ * two sites' hashes agree (1 in 4). The sample keeps the function read first, whatever happened
+ * after: walking again from where the thread had moved gave the sample to the caller, and took most
+ * of their samples from short functions (a bias of up to 9 points of the time on an interpreter).
+ * The sample's function is the one the walk read with the frame: the method signal the tags read a
+ * moment before may already be another's, and so is the loop word, which the walk's replaces.
+ * Without a frame: a function whose frame did not check out (the hooks publish frame 0 with it)
+ * keeps that function, with no chain; with function 0 too, a thread that publishes frames is
+ * outside its instrumented functions (function 0, the context slot's word), unless code built with
+ * the pass runs (method_from_loop: a loop word of 0 is then the hooks' tree, whose function the
+ * tags read); one that never has (code with the hooks' tree) keeps the function and context the
+ * tags read. The frames outside it change only when the thread returns past them, so the rest of
  * the walk is not checked again: checking after the whole walk, several cache misses
  * long, lost a sample in six on a call-dense interpreter, and only those in functions
  * that run long, a bias.
@@ -222,7 +221,7 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * that publishes none (the outermost instrumented call, entered or left): no frame.
  * Compiler fences keep the reads where they are among the stack's. */
 static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint64_t *loop,
-                                  int *inlined)
+                                  uint64_t *mark)
 {
     uint64_t fp;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -230,8 +229,8 @@ static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     *loop = shim_loop_canonical(*loop);
     *fn = SHIM_LOOP_FN(*loop);
-    *inlined = (int)(fp & SHIM_FRAME_INLINED);
-    return *fn ? fp & ~SHIM_FRAME_INLINED : 0;
+    *mark = fp & SHIM_FRAME_BITS;
+    return *fn ? fp & ~SHIM_FRAME_BITS : 0;
 }
 
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
@@ -242,8 +241,7 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
              lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn, lw;
-    int inl, inl2;
-    uint64_t fp = read_frame(b, &fn, &lw, &inl), v = hooks, tid = o->block_tid;
+    uint64_t mark, mark2, fp = read_frame(b, &fn, &lw, &mark), v = hooks, tid = o->block_tid;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
     if (fp) *seen = tid;
     /* without a frame: a function whose frame did not check out, with its function and
@@ -262,18 +260,14 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
             s->no_stack++;
         } else {
             int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fp2 = read_frame(b, &fn2, &lw2, &inl2);
+            uint64_t fp2 = read_frame(b, &fn2, &lw2, &mark2);
             w->want = fp2;
             unsigned n = 0;
             if (framed)
                 n = chain_walk_on(fp, next, ret, hi, w);
             else
                 w->cut = w->found = 0;
-            if ((fp2 == fp && (fn2 == fn || inl || inl2)) || (fp2 && fp2 < fp) || w->found) {
-                /* the frame's words are the sampled function's: the thread is still
-                 * there (in the same function, or in or out of one inlined into the
-                 * frame's), or in a callee (below), or back in a caller the walk went
-                 * through */
+            if (chain_steady(fn, fp, mark, fn2, fp2, mark2, ret, w->found)) {
                 s->cut_walks += (uint64_t)w->cut;
                 v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
             } else {

@@ -105,7 +105,8 @@
  * above. When the thread points at the shared dummy block (shim is not observing it)
  * the hooks keep the tree and the shadow stack but store nothing into the block, so
  * threads do not fight over the dummy's cache line; cct_republish() writes the slots
- * when a real block is attached. Nothing here allocates with malloc or calls anything
+ * when a real block is attached (cct_frames_block() for the frame signal, whose hooks
+ * write a pair of the thread's own meanwhile). Nothing here allocates with malloc or calls anything
  * instrumented; this file is compiled with -fno-instrument-functions. x86-64 only: the
  * hook's frame address is the address above its return address.
  */
@@ -783,8 +784,8 @@ COLD_READS_FRAMES void enter_slow(struct cct_owner *a, uint64_t fn, uint64_t sit
 
 struct cct_fent {
     uint64_t fn, fp, site;
-    uint64_t pub; /* the frame word published: fp, with SHIM_FRAME_INLINED where the frame is
-                   * the entry's below (a function inlined into that one) */
+    uint64_t pub; /* the frame word published: fp, marked where the frame is the entry's
+                   * below (a function inlined into that one: shim_frame_mark) */
 };                /* 32 bytes: none straddles two cache lines */
 
 struct cct_fstack {
@@ -826,12 +827,6 @@ static NO_HOOK void fstack_bind(struct cct_fstack *s, const struct shim_block *b
     SIGNAL_FENCE();
 }
 
-void cct_frames_block(const struct shim_block *b)
-{
-    struct cct_fstack *s = cct_fs;
-    if (s != NULL) fstack_bind(s, b);
-}
-
 COLD struct cct_fstack *fstack_new(void)
 {
     if (cct_fs_failed) return NULL;
@@ -866,6 +861,17 @@ HOT_INLINE void frames_publish(const struct cct_fstack *s, uint64_t fn, uint64_t
     }
 }
 
+/* A block attached publishes the pair on top at once (the hooks wrote the scratch pair
+ * meanwhile), as cct_republish() does for the tree. */
+void cct_frames_block(const struct shim_block *b)
+{
+    struct cct_fstack *s = cct_fs;
+    if (s == NULL) return;
+    fstack_bind(s, b);
+    if (b != &shim_dummy_block && __atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED))
+        frames_publish(s, s->top->fn, s->top->pub, 0);
+}
+
 /* Whether a pushed frame (fp, site) was left behind by a longjmp, seen from a new
  * entry's valid frame (rbp, call site): it lies below the new one, or at the same
  * address for another call (a function inlined into another enters with its frame and
@@ -876,11 +882,11 @@ HOT_INLINE int left_below(uint64_t fp, uint64_t fp_site, uint64_t rbp, uint64_t 
 }
 
 /* Whether rbp is the frame of a function called from `site`: inside the stack the
- * thread's block named (s->lo, s->span) with the call site above it (the observer's walk
- * checks alignment itself). */
+ * thread's block named (s->lo, s->span), aligned (the frame word's low bits are marks),
+ * with the call site above it. */
 HOT_INLINE int frame_checks_out(const struct cct_fstack *s, uint64_t rbp, uint64_t site)
 {
-    return rbp - s->lo < s->span && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
+    return rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
 }
 
 /* Pushes (fn, fp, site) as the top t, with the frame word it publishes. */
@@ -910,7 +916,7 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
         t--;
     /* a frame still on the stack at the same address is the one this function was
      * inlined into (left_below) */
-    uint64_t pub = fp | (fp && t->fp == fp ? SHIM_FRAME_INLINED : 0);
+    uint64_t pub = fp | (fp && t->fp == fp ? shim_frame_mark(site) : 0);
     if (t < &s->e[CCT_FRAMES_CAP - 1])
         fstack_push(s, t + 1, fn, fp, site, pub);
     else
@@ -926,6 +932,11 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
     struct cct_fent *t = s->top;
     while (t > s->e && xfp && t->fp && t->fp < xfp) /* left by a longjmp */
         t--;
+    /* functions inlined into it, in its frame above its own pair, left by a longjmp */
+    struct cct_fent *u = t;
+    while (u > s->e && xfp && u->fp == xfp && u->fn != fn && (u->pub & SHIM_FRAME_INLINED))
+        u--;
+    if (u > s->e && u->fn == fn && u->fp == xfp) t = u;
     /* its own pair, unless one of its calls deeper than the stack holds returns */
     if (t > s->e && t->fn == fn && (!t->fp || t->fp <= xfp)) t--;
     s->top = t;
@@ -934,7 +945,7 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: each is about 30 instructions, the call included, and the rest is left to the
+ * in an interpreter: about 38 and 30 instructions, the call included, and the rest is left to the
  * cold functions above through branches almost never taken (a branchless form would have each
  * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
  * and frame when the frame checks out (inside the stack the thread's block names, the word above it
@@ -953,7 +964,7 @@ HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
     uint64_t pub = rbp;
     if (__builtin_expect(t->fp - 1 < rbp, 0)) {
         if (left_below(t->fp, t->site, rbp, site)) goto slow;
-        pub |= SHIM_FRAME_INLINED;
+        pub |= shim_frame_mark(site);
     }
     fstack_push(s, t + 1, fn, rbp, site, pub);
     frames_publish(s, fn, pub, 1);

@@ -35,7 +35,8 @@
  * is inside a walk of it.
  *
  * This file depends on nothing but the public header, path.h (the path ring each block
- * carries), stackwalk.h (the words of a walk) and libc.
+ * carries), stackwalk.h (the words of a walk), cct.h (told when the thread's block
+ * changes, for the frame signal of the hooks) and libc.
  */
 #include "signals/signal_block.h"
 #include "signals/cct.h"

@@ -49,13 +49,24 @@
 
 #define SHIM_SLOT_FRAME 11 /* the frame address of the function executing now */
 
-/* Bit 0 of the frame word (frame addresses are aligned): the function runs inlined into
- * the function whose frame it is, with no frame of its own. gcc's -finstrument-functions
- * hooks call the hooks of inlined functions too (SHIM_HOOKS=frames, cct.c), so a thread
- * goes in and out of them within one frame; the walk reads the frame's chain as the
- * inlined function's context. The pass instruments functions after inlining, and never
- * sets it. */
+/* The low three bits of the frame word (frame addresses are 8-aligned: the hooks publish
+ * no other frame, and the walk takes none): 0 from the pass, which instruments functions
+ * after inlining. gcc's -finstrument-functions hooks call the hooks of inlined functions
+ * too (SHIM_HOOKS=frames, cct.c), so a thread goes in and out of them within one frame:
+ * bit 0 (SHIM_FRAME_INLINED) says the function runs inlined into the function whose
+ * frame it is, and bits 1 and 2 then hold a hash of that frame's return address (the
+ * call site the hooks were passed: shim_frame_mark). The walk keeps the frame's chain for
+ * a function that changed under it when a marked read's hash is the one of the return
+ * address it read: the frame is still the same call's (a sibling call at the same
+ * address, from another call site, is told apart 3 times in 4). */
 #define SHIM_FRAME_INLINED 1ull
+#define SHIM_FRAME_BITS    7ull
+
+/* The low bits of the frame word of a function inlined into the one called from `site`. */
+static inline uint64_t shim_frame_mark(uint64_t site)
+{
+    return SHIM_FRAME_INLINED | ((site ^ site >> 3 ^ site >> 7) & 3) << 1;
+}
 
 /* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
 #define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */

@@ -83,20 +83,23 @@ static void a_void_recursion_returns_level_by_level(void **state)
     check_published(a_void_recursion_returns_level_by_level, FRAME());
 }
 
+/* The frame word of a function inlined into the one whose frame is the caller's: marked
+ * as not its own, with the hash of that frame's call site (signals/stackwalk.h). */
+#define INLINED_FRAME() (FRAME() | shim_frame_mark(((const uint64_t *)(uintptr_t)FRAME())[1]))
+
 /* A function inlined into its caller enters and exits in the caller's frame, which is
- * published marked as not its own (SHIM_FRAME_INLINED), also where it returns to a
- * function inlined there too. */
+ * published marked, also where it returns to a function inlined there too. */
 static inline __attribute__((always_inline)) int inlined_deeper(int x)
 {
-    check_published(inlined_deeper, FRAME() | SHIM_FRAME_INLINED);
+    check_published(inlined_deeper, INLINED_FRAME());
     return x + 1;
 }
 
 static inline __attribute__((always_inline)) int inlined(int x)
 {
-    check_published(inlined, FRAME() | SHIM_FRAME_INLINED);
+    check_published(inlined, INLINED_FRAME());
     x = inlined_deeper(x);
-    check_published(inlined, FRAME() | SHIM_FRAME_INLINED);
+    check_published(inlined, INLINED_FRAME());
     return x * 3 - 2;
 }
 
@@ -115,6 +118,31 @@ static void an_inlined_function_returns_to_the_same_frame(void **state)
 }
 
 static jmp_buf env;
+
+/* An inlined function left by a longjmp to its container, which then returns: the
+ * container's exit drops the inlined function's pair too, in the same frame. */
+static jmp_buf inlined_env;
+
+static inline __attribute__((always_inline)) void inlined_jumps(void)
+{
+    check_published(inlined_jumps, INLINED_FRAME());
+    longjmp(inlined_env, 1);
+}
+
+static NOINLINE int container(void)
+{
+    if (setjmp(inlined_env) == 0) inlined_jumps();
+    return sink;
+}
+
+static void an_inlined_function_left_by_a_longjmp_is_dropped(void **state)
+{
+    (void)state;
+    sink = container();
+    check_published(an_inlined_function_left_by_a_longjmp_is_dropped, FRAME());
+    sink = leaf(sink);
+    check_published(an_inlined_function_left_by_a_longjmp_is_dropped, FRAME());
+}
 
 static NOINLINE void jumper(int n)
 {
@@ -152,6 +180,7 @@ int main(void)
         cmocka_unit_test(a_void_recursion_returns_level_by_level),
         cmocka_unit_test(an_inlined_function_returns_to_the_same_frame),
         cmocka_unit_test(frames_left_by_a_longjmp_are_dropped),
+        cmocka_unit_test(an_inlined_function_left_by_a_longjmp_is_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

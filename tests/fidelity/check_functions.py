@@ -66,7 +66,7 @@ def main(argv):
         w = d.get("cct", {}).get("walk", {})
         lost = w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0)
         share = lost / max(w.get("walks", 0), 1)
-        ok = share <= most
+        ok = share <= most and w.get("walks", 0) > 0
         bad += not ok
         print(f"walks whose context was lost: {lost} of {w.get('walks', 0)} "
               f"({100 * share:.3f}%, at most {100 * most:g}%) {'ok' if ok else 'FAIL'}")

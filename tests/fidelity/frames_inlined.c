@@ -3,11 +3,11 @@
  * inlined into its caller: gcc calls its hooks all the same, so the thread goes in and out
  * of it many times a microsecond without leaving the caller's frame. A walk that sees the
  * function change under the same frame must keep its chain (the frame word says the
- * function is inlined, SHIM_FRAME_INLINED): the contexts of these samples are not lost.
+ * function is inlined, signals/stackwalk.h): the contexts of these samples are not lost.
  *
  * Built with -O2 -finstrument-functions -fno-omit-frame-pointer and linked with libshim.
  * It starts shim, runs `outer` for SECONDS, which alternates between `helper` (inlined)
- * and work of its own, each stretch a few hundred cycles, measuring both with the TSC,
+ * and work of its own, each stretch about a hundred cycles, measuring both with the TSC,
  * and writes the truth file as check_functions.py reads it ("function cycles" lines,
  * "all cycles"). Usage: frames_inlined SECONDS TRUTH_FILE
  */

@@ -143,6 +143,31 @@ static void walk_folds_recursion(void **state)
     assert_int_equal(w.cut, 1);
 }
 
+/* When the frames read are the chain of the function read first (chain_steady). */
+static void a_walk_is_steady_only_where_the_frame_is_still_its(void **state)
+{
+    (void)state;
+    const uint64_t f = 0x401000, g = 0x402000, fp = 0x7ff0, ret = 0x403456;
+    uint64_t other = ret + 8; /* a call site whose hash differs from ret's */
+    while (shim_frame_mark(other) == shim_frame_mark(ret))
+        other += 8;
+    const uint64_t m = shim_frame_mark(ret), wrong = shim_frame_mark(other);
+    /* the same frame */
+    assert_true(chain_steady(f, fp, 0, f, fp, 0, ret, 0));      /* the same function */
+    assert_false(chain_steady(f, fp, 0, g, fp, 0, ret, 0));     /* a sibling call */
+    assert_true(chain_steady(g, fp, m, f, fp, 0, ret, 0));      /* out of an inlined g */
+    assert_true(chain_steady(f, fp, 0, g, fp, m, ret, 0));      /* into an inlined g */
+    assert_false(chain_steady(g, fp, wrong, f, fp, 0, ret, 0)); /* another call's frame */
+    assert_false(chain_steady(f, fp, 0, g, fp, wrong, ret, 0));
+    /* deeper: the frame was not left */
+    assert_true(chain_steady(f, fp, 0, g, fp - 64, 0, ret, 0));
+    /* above: steady only where the walk read that frame */
+    assert_true(chain_steady(f, fp, 0, g, fp + 64, 0, ret, 1));
+    assert_false(chain_steady(f, fp, 0, g, fp + 64, 0, ret, 0));
+    /* outside every function now */
+    assert_false(chain_steady(f, fp, 0, 0, 0, 0, ret, 0));
+}
+
 static void store_numbers_each_chain_once(void **state)
 {
     (void)state;
@@ -246,6 +271,7 @@ int main(void)
         cmocka_unit_test(walk_on_from_the_innermost_frame),
         cmocka_unit_test(walk_is_cut_at_the_limit),
         cmocka_unit_test(walk_folds_recursion),
+        cmocka_unit_test(a_walk_is_steady_only_where_the_frame_is_still_its),
         cmocka_unit_test(store_numbers_each_chain_once),
         cmocka_unit_test(full_store_loses_and_counts),
         cmocka_unit_test(merge_maps_every_chain),
