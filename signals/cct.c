@@ -827,19 +827,26 @@ static NO_HOOK void fstack_bind(struct cct_fstack *s, const struct shim_block *b
     SIGNAL_FENCE();
 }
 
+/* The thread's stack of pairs, made at its first hook; with signals blocked, as the
+ * tree's arena is (thread_start): a handler's hooks in between would make a second. */
 COLD struct cct_fstack *fstack_new(void)
 {
     if (cct_fs_failed) return NULL;
+    sigset_t old;
+    block_signals(&old);
     struct cct_fstack *p = mmap(NULL, sizeof(struct cct_fstack), PROT_READ | PROT_WRITE,
                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         cct_fs_failed = 1;
-        return NULL;
+        p = NULL;
+    } else {
+        p->top = &p->e[0];
+        fstack_bind(p, shim_tls_block);
+        end_at_exit();
+        cct_fs = p;
     }
-    p->top = &p->e[0];
-    fstack_bind(p, shim_tls_block);
-    end_at_exit();
-    return cct_fs = p;
+    restore_signals(&old);
+    return p;
 }
 
 /* Publishes a (function, frame) pair as the pass stores its frame signal
@@ -889,15 +896,26 @@ HOT_INLINE int frame_checks_out(const struct cct_fstack *s, uint64_t rbp, uint64
     return rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
 }
 
-/* Pushes (fn, fp, site) as the top t, with the frame word it publishes. */
-HOT_INLINE void fstack_push(struct cct_fstack *s, struct cct_fent *t, uint64_t fn, uint64_t fp,
-                            uint64_t site, uint64_t pub)
+HOT_INLINE void fent_write(struct cct_fent *t, uint64_t fn, uint64_t fp, uint64_t site,
+                           uint64_t pub)
 {
     t->fn = fn;
     t->fp = fp;
     t->site = site;
     t->pub = pub;
+    SIGNAL_FENCE();
+}
+
+/* Pushes (fn, fp, site) as the top t, with the frame word it publishes, before that is
+ * published. A signal handler's hooks that run before the top moves push their own pairs
+ * into the same entry, so it is written again after. */
+HOT_INLINE void fstack_push(struct cct_fstack *s, struct cct_fent *t, uint64_t fn, uint64_t fp,
+                            uint64_t site, uint64_t pub)
+{
+    fent_write(t, fn, fp, site, pub);
     s->top = t;
+    SIGNAL_FENCE();
+    fent_write(t, fn, fp, site, pub);
 }
 
 /* An entry the fast path below leaves here, which it publishes: the thread's first
@@ -940,12 +958,13 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
     /* its own pair, unless one of its calls deeper than the stack holds returns */
     if (t > s->e && t->fn == fn && (!t->fp || t->fp <= xfp)) t--;
     s->top = t;
+    SIGNAL_FENCE();
     frames_publish(s, t->fn, t->pub, 0);
 }
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: about 38 and 30 instructions, the call included, and the rest is left to the
+ * in an interpreter: about 42 and 30 instructions, the call included, and the rest is left to the
  * cold functions above through branches almost never taken (a branchless form would have each
  * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
  * and frame when the frame checks out (inside the stack the thread's block names, the word above it
@@ -982,6 +1001,7 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
     struct cct_fent *t = s->top;
     if (__builtin_expect(t->fn == fn && t->fp == xfp, 1) || (t->fn == fn && !t->fp)) {
         s->top = --t;
+        SIGNAL_FENCE(); /* popped before the caller is published */
         frames_publish(s, t->fn, t->pub, 0);
     } else {
         frames_exit_slow(s, fn, xfp);

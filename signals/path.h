@@ -64,7 +64,7 @@
 #define SHIM_LOOP_EXACT(fn) ((fn) ? SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE) : 0)
 
 /* The stored word as it reads: SHIM_LOOP_SIGNAL(fn, loop). */
-static inline uint64_t shim_loop_canonical(uint64_t w)
+__attribute__((no_instrument_function)) static inline uint64_t shim_loop_canonical(uint64_t w)
 {
     uint64_t hi = w >> SHIM_LOOP_SHIFT;
     if (hi == SHIM_LOOP_NONE) return SHIM_LOOP_FN(w);
@@ -73,7 +73,8 @@ static inline uint64_t shim_loop_canonical(uint64_t w)
 }
 
 /* The word the pass stores for loop `loop` of function `fn` (aligned to SHIM_LOOP_SHORT). */
-static inline uint64_t shim_loop_stored(uint64_t fn, unsigned loop)
+__attribute__((no_instrument_function)) static inline uint64_t shim_loop_stored(uint64_t fn,
+                                                                                unsigned loop)
 {
     return loop < SHIM_LOOP_SHORT ? fn + loop : SHIM_LOOP_SIGNAL(fn, loop);
 }

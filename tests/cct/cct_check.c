@@ -4,8 +4,10 @@
  */
 #include "cct_check.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "signals/signal_block.h"
 
@@ -150,4 +152,14 @@ uint32_t check_children(const struct cct_arena *a, uint32_t parent, uint64_t fn,
         if (count++ == 0 && first != NULL) *first = i;
     }
     return count;
+}
+
+void check_install(int sig, void (*handler)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(sig, &sa, NULL), 0);
 }

@@ -29,6 +29,10 @@
  * republishes them, as shim_start() does. */
 void check_attach(void);
 
+/* Installs handler for signal sig with sigaction flags, no signal blocked while it runs
+ * but sig itself; fails the test where it cannot. */
+void check_install(int sig, void (*handler)(int), int flags);
+
 /* The calling thread's arena (fails the test when it has none) and its nodes. */
 const struct cct_arena *check_arena(void);
 const struct cct_node *check_node_at(uint32_t id);

@@ -8,6 +8,10 @@
  */
 #include "cct_check.h"
 
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+
 #include "signals/path.h"
 #include "signals/signal_block.h"
 #include "signals/stackwalk.h"
@@ -171,6 +175,61 @@ static void frames_left_by_a_longjmp_are_dropped(void **state)
     check_published(frames_left_by_a_longjmp_are_dropped, FRAME());
 }
 
+/* A storm of signals whose handler is instrumented: it runs the hooks wherever the
+ * thread was, inside the hooks included, and must find and leave the pairs right. */
+static volatile sig_atomic_t storm_runs, storm_bad;
+
+static NOINLINE void storm_handler(int sig)
+{
+    (void)sig;
+    uint64_t fn, fp;
+    published(&fn, &fp);
+    storm_bad += fn != FN(storm_handler) || fp != FRAME();
+    sink = leaf(sink);
+    published(&fn, &fp);
+    storm_bad += fn != FN(storm_handler) || fp != FRAME();
+    storm_runs++;
+}
+
+/* A call whose frame, pushed while a signal may land, is checked by its callee's entry
+ * (a frame of another call below it would be dropped as left by a longjmp). */
+static int storm_wrong;
+
+static NOINLINE int middle(int x)
+{
+    x = leaf(x);
+    uint64_t fn, fp;
+    published(&fn, &fp);
+    storm_wrong += fn != FN(middle) || fp != FRAME();
+    return x;
+}
+
+static void a_storm_of_instrumented_signal_handlers(void **state)
+{
+    (void)state;
+    check_install(SIGALRM, storm_handler, SA_RESTART);
+    struct itimerval every = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
+    storm_runs = storm_bad = 0;
+    assert_int_equal(setitimer(ITIMER_REAL, &every, NULL), 0);
+    int wrong = 0;
+    storm_wrong = 0;
+    for (int i = 0; i < 3000000 && (i < 100000 || storm_runs < 200); i++) {
+        sink = middle(sink);
+        void_leaf();
+        uint64_t fn, fp;
+        published(&fn, &fp);
+        wrong += fn != FN(a_storm_of_instrumented_signal_handlers) || fp != FRAME();
+    }
+    setitimer(ITIMER_REAL, &off, NULL);
+    signal(SIGALRM, SIG_IGN);
+    printf("storm: %d signals\n", (int)storm_runs);
+    assert_true(storm_runs > 0);
+    assert_int_equal(storm_bad, 0);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(storm_wrong, 0);
+    check_published(a_storm_of_instrumented_signal_handlers, FRAME());
+}
+
 int main(void)
 {
     check_attach();
@@ -181,6 +240,7 @@ int main(void)
         cmocka_unit_test(an_inlined_function_returns_to_the_same_frame),
         cmocka_unit_test(frames_left_by_a_longjmp_are_dropped),
         cmocka_unit_test(an_inlined_function_left_by_a_longjmp_is_dropped),
+        cmocka_unit_test(a_storm_of_instrumented_signal_handlers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

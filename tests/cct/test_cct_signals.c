@@ -43,12 +43,7 @@ static NOINLINE void on_signal(int sig)
 
 static void install(int sig, int flags)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = flags;
-    sigemptyset(&sa.sa_mask);
-    assert_int_equal(sigaction(sig, &sa, NULL), 0);
+    check_install(sig, on_signal, flags);
 }
 
 /* What a thread without cmocka found; checked by the main thread. */
