@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """check_functions.py PROFILE TRUTH [--pp LIMIT] [--lost-max SHARE]: each function the
-truth file names
-("function cycles" lines, and "all cycles": the whole measured loop), its share of the
-time in shim's profile against the share the program measured itself with the TSC.
+truth file names ("function cycles" lines, or "function low high" where the program knows
+its time to lie between two measures, and "all cycles": the whole measured loop), its
+share of the time in shim's profile against the share (or the span of shares) the program
+measured itself with the TSC.
 
 A function's share in the profile is the TSC cycles of the tag entries whose function
 (tag slot 8, the method signal) is it, over the cycles of all the program's entries (the
@@ -44,20 +45,26 @@ def main(argv):
         return 2
     try:
         d = json.load(open(argv[1]))
-        truth = dict(line.split() for line in open(argv[2]) if line.strip())
-        everything = float(truth.pop("all"))
+        truth = {}
+        for line in open(argv[2]):
+            if line.strip():
+                name, low, *high = line.split()
+                truth[name] = (float(low), float(high[0] if high else low))
+        everything = truth.pop("all")[0]
         cycles, total = by_function(d, "cycles")
         total += d["other"]["cycles"]
     except (OSError, ValueError, KeyError, IndexError) as e:
         print(f"check_functions: {e}")
         return 2
     bad = 0
-    print(f"{'function':<16} {'truth%':>8} {'shim%':>8}")
-    for name, c in sorted(truth.items()):
-        t, s = 100 * float(c) / everything, 100 * cycles.get(name, 0) / max(total, 1)
-        ok = abs(t - s) <= limit
+    print(f"{'function':<16} {'truth%':>13} {'shim%':>8}")
+    for name, (low, high) in sorted(truth.items()):
+        lo, hi = 100 * low / everything, 100 * high / everything
+        s = 100 * cycles.get(name, 0) / max(total, 1)
+        ok = lo - limit <= s <= hi + limit
         bad += not ok
-        print(f"{name:<16} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
+        t = f"{lo:.2f}" if low == high else f"{lo:.2f}-{hi:.2f}"
+        print(f"{name:<16} {t:>13} {s:8.2f} {'ok' if ok else 'FAIL'}")
     print(f"limit: {limit} pp")
     if "cct" in d and d["cct"].get("source") == "hooks":
         bad += check_cct.torn_report(argv[1])

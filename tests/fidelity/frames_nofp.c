@@ -44,5 +44,5 @@ int main(int argc, char **argv)
     if (all == 0) return 1;
     const char *const names[] = {"unframed", "framed"};
     const unsigned long long cycles[] = {t_unframed, t_framed};
-    return write_truth(argv[2], 2, names, cycles, all);
+    return write_truth(argv[2], 2, names, cycles, NULL, all);
 }

@@ -30,14 +30,20 @@ static inline unsigned long long timed_run(double seconds, void (*round)(void))
     return all;
 }
 
-/* Writes n "name cycles" lines and "all cycles" to path; 0 on success. */
+/* Writes n "name cycles" lines, or "name low high" where high is not NULL (a function's
+ * time known to lie between two measures), and "all cycles" to path; 0 on success. */
 static inline int write_truth(const char *path, int n, const char *const *names,
-                              const unsigned long long *cycles, unsigned long long all)
+                              const unsigned long long *cycles, const unsigned long long *high,
+                              unsigned long long all)
 {
     FILE *f = fopen(path, "w");
     if (!f) return 1;
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s %llu\n", names[i], cycles[i]);
+    for (int i = 0; i < n; i++) {
+        if (high)
+            fprintf(f, "%s %llu %llu\n", names[i], cycles[i], high[i]);
+        else
+            fprintf(f, "%s %llu\n", names[i], cycles[i]);
+    }
     fprintf(f, "all %llu\n", all);
     return fclose(f) != 0;
 }
