@@ -125,6 +125,10 @@ _shimrun()
         COMPREPLY=($(compgen -W "auto core observer thread" -- "$cur"))
         return
         ;;
+    --hooks)
+        COMPREPLY=($(compgen -W "tree frames" -- "$cur"))
+        return
+        ;;
     -o | --output | -t | --trace)
         COMPREPLY=($(compgen -f -- "$cur"))
         return

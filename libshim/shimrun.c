@@ -25,6 +25,11 @@
 #include <unistd.h>
 
 #include "formats/profile.h"
+#include "libshim/config.h"
+
+/* The help text gives the default periods in words */
+_Static_assert(SHIM_DEFAULT_PERIOD == 1000 && SHIM_AUTO_PERIOD == 10000,
+               "shimrun's --help names the default periods: update it");
 
 #ifndef SHIM_TOOL_VERSION
 #define SHIM_TOOL_VERSION "0.1.0"
@@ -43,6 +48,9 @@ static const struct option_map {
     {"period", "CYCLES", 'p', "SHIM_PERIOD",
      "target sample period in TSC cycles (0: fastest; default 1000, and 10000 for code built "
      "with the pass or -finstrument-functions, " SHIM_DOC_DIR "/calling-contexts.md)"},
+    {"hooks", "MODE", 0, "SHIM_HOOKS",
+     "what -finstrument-functions hooks keep: tree (default), or frames for code built with "
+     "-fno-omit-frame-pointer too (stack walks: cheaper per call)"},
     {"events", "LIST", 'e', "SHIM_EVENTS", "hardware events, e.g. cycles,instructions"},
     {"scope", "SCOPE", 0, "SHIM_EVENT_SCOPE", "whose events: auto, core, observer, thread"},
     {"rates", "LIST", 'r', "SHIM_RATES", "more rates, NAME=NUM[*SCALE]/DEN,..."},
@@ -63,12 +71,13 @@ static const struct option_map {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: shimrun [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
-                 "Run PROGRAM observed by shim from its start, without changing it: libshim "
-                 "is\npreloaded and starts observing the main thread before main(). Build "
-                 "PROGRAM with\n-finstrument-functions to get its functions and calling "
-                 "contexts. The profile is\nwritten when it exits (default "
-                 "shim-PROGRAM-PID.json). Other SHIM_* variables in the\nenvironment "
-                 "apply as usual.\n\n");
+                 "Run PROGRAM observed by shim from its start, without changing it: libshim is\n"
+                 "preloaded and starts observing the main thread before main(). Build "
+                 "PROGRAM with clang\nand shim's pass (-fpass-plugin=$(pkg-config "
+                 "--variable=passplugin shim)), or with\n-finstrument-functions, to get its "
+                 "functions and calling contexts (the documents\nbelow). The profile is "
+                 "written when it exits (default shim-PROGRAM-PID.json). Other\nSHIM_* "
+                 "variables in the environment apply as usual.\n\n");
     for (size_t i = 0; i < NOPTIONS; i++) {
         char flag[48];
         snprintf(flag, sizeof flag, "%c%c%s--%s%s%s", options[i].short_name ? '-' : ' ',
@@ -79,8 +88,13 @@ static void usage(FILE *out)
     }
     fprintf(out, "  %-26s %s\n", "-V, --version", "print shimrun's version and exit");
     fprintf(out,
-            "  %-26s %s\n\n" SHIM_DOC_DIR "/environment.md describes each SHIM_* variable;\n"
-            "" SHIM_DOC_DIR "/README.md is the quick start.\n",
+            "  %-26s %s\n\n"
+            "Documents:\n"
+            "  " SHIM_DOC_DIR "/README.md: the quick start\n"
+            "  " SHIM_DOC_DIR "/environment.md: each SHIM_* variable\n"
+            "  " SHIM_DOC_DIR "/compiler-pass.md: the pass\n"
+            "  " SHIM_DOC_DIR "/calling-contexts.md: contexts, SHIM_HOOKS, the default "
+            "periods\n",
             "-h, --help", "this text");
 }
 

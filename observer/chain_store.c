@@ -6,7 +6,7 @@
  * (at most half full) finds a chain by its hash, then compares the words. Everything
  * is allocated with mmap(MAP_POPULATE) at init, so the observer's interning touches
  * only memory that is already there. A full store answers CHAIN_LOST and counts it,
- * never allocates: the default room (2^18 chains, 2^22 words, 36 MB) is more than the
+ * never allocates: the default room (2^18 chains, 2^22 words, 38 MiB) is more than the
  * contexts of the call-dense programs bench/ runs (docs/calling-contexts.md).
  */
 #include "observer/chain_store.h"

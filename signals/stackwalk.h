@@ -14,7 +14,9 @@
  * (below, "read together"), follows the chain of saved frame pointers through the thread's stack
  * (only inside the bounds the thread registered in its block, each frame strictly above the one
  * before), collecting the return addresses; it reads both words again after the innermost frame and
- * walks on only if neither changed. The method and the return addresses are the calling context,
+ * keeps the chain only if the thread is still in that frame, deeper, or back in a frame it read
+ * (chain_steady, observer/chain_store.h; otherwise the context is lost and the function read first
+ * kept). The method and the return addresses are the calling context,
  * call sites kept apart; the observer stores each distinct chain once (observer/chain_store.h) and
  * puts its number in the tuple where slot 9 would be. The profile writer turns chains into
  * calling-context trees (libshim/walk_profile.c).

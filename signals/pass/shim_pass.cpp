@@ -148,8 +148,8 @@ Config readConfig()
     Config c;
     if (const char *s = getenv("SHIM_PASS"); s && !parseSignals(s, c)) {
         errs() << "shim-pass: SHIM_PASS=" << s
-               << ": expected none or a comma-separated list of method, loop, path, context; "
-                  "using method,loop,path,context\n";
+               << ": expected none or a comma-separated list of method, loop, path, context "
+                  "(and pcc, a prototype); using method,loop,path,context\n";
         c = Config();
     }
     if (const char *s = getenv("SHIM_PASS_MAX_PATHS"); s && !parseCount(s, c.maxPaths)) {

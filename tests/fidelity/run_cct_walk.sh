@@ -5,6 +5,9 @@
 #      hooks' run (run_cct.sh) must do, read by the same check_cct.py; and against the
 #      same program built with -finstrument-functions (tests/cct_phases), each context's
 #      share within 2 points of the hooks' (beyond what the two truths differ by);
+#      shimview's functions, contexts, tree, folded and pprof of that profile read back
+#      (tests/shimview/check_cct.py); the same program built with the pass's defaults (no
+#      SHIM_PASS: paths too) gives contexts from stack walks at the default period;
 #   2. many_contexts.c built the same way: at least 100,000 distinct contexts kept, none
 #      in `other` (check_contexts.py);
 #   3. walk_threads.c: 800 threads that exit while their stacks are walked; the run ends
@@ -31,13 +34,17 @@ fi
 plugin=$1 clang=$2 src=$3 libdir=$4 dir=$5
 mkdir -p "$dir"
 cd "$dir"
-build() { # SOURCE OUTPUT [flags]
+build() { # SOURCE OUTPUT [flags]: SHIM_PASS=method,loop,context
+    SHIM_PASS=method,loop,context build_as "$@"
+}
+build_as() { # SOURCE OUTPUT [flags]: the pass as SHIM_PASS says
     s=$1 o=$2
     shift 2
-    SHIM_PASS=method,loop,context "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+    "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
         "$src/tests/fidelity/$s" -o "$o" "$@" -L"$libdir" -lshim -Wl,-rpath,"$libdir"
 }
 build cct_phases.c cct_walk
+(unset SHIM_PASS && build_as cct_phases.c cct_default)
 build many_contexts.c many_walk
 build walk_threads.c walk_threads -pthread
 "$clang" -O2 -g -finstrument-functions -c "$src/tests/fidelity/mixed_hooked.c" -o mixed_hooked.o
@@ -75,10 +82,41 @@ if [ -x "$hooks" ]; then
 else
     echo "skipped: the hooks' comparison: no $hooks"
 fi
-# nobody chose a period, and the program writes the pass's signals: the longer default
+# shimview's calling-context views of the walks' profile, each read back against the
+# profile by the checker of shimview's own tests
+views() { # PROFILE NAME
+    sv=$libdir/shimview/shimview check="$src/tests/shimview/check_cct.py"
+    if [ ! -x "$sv" ]; then
+        echo "skipped: shimview's views of $2: no $sv"
+        return 0
+    fi
+    "$sv" functions --csv "$1" >"$2.functions.csv"
+    "$sv" contexts --csv "$1" >"$2.contexts.csv"
+    LC_ALL=C.UTF-8 "$sv" tree "$1" >"$2.tree.txt"
+    "$sv" export --format folded "$1" >"$2.folded"
+    "$sv" export --format pprof -o "$2.pb.gz" "$1"
+    {
+        python3 "$check" functions "$1" "$2.functions.csv"
+        python3 "$check" contexts "$1" "$2.contexts.csv"
+        python3 "$check" tree "$1" "$2.tree.txt" utf8 0.5
+        python3 "$check" folded "$1" "$2.folded"
+        python3 "$check" pprof "$1" "$2.pb.gz" "$src/shimview/export/pprof.proto"
+    } >"$2.views.out" 2>&1 || echo "FAIL: check_cct.py failed" >>"$2.views.out"
+    if grep -v '^ok' "$2.views.out"; then
+        echo "FAIL: shimview's views of $2"
+        exit 1
+    fi
+    echo "ok: shimview's views of $2: $(grep -c '^ok' "$2.views.out") checks (functions, contexts, tree, folded, pprof)"
+}
+views profile.json walks
+
+# nobody chose a period or the signals: the pass's defaults (paths too) give contexts from
+# stack walks, and the program writes the pass's signals, so the longer default period
 rm -f default.json
-SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_walk 0.2 default_truth.txt
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"])' default.json
+SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_default 0.5 default_truth.txt
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert d["paths"]["resolved"] > 0, d["paths"]; print("ok: and paths:", d["paths"]["resolved"], "periods resolved")' default.json
+python3 "$src/tests/fidelity/check_cct.py" default.json default_truth.txt --pp 5
+views default.json default
 
 rm -f many.json
 SHIM_PERIOD=1000 SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4

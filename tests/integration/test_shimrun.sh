@@ -52,6 +52,8 @@ expect "--quiet: nothing on stderr" test ! -s err
 expect "a bad value: the program runs unprofiled, one line" sh -c "[ $? -eq 0 ] && grep -q 'SHIM_PERIOD=\"abc\" is not valid' err && [ ! -e bad.json ]"
 "$shimrun" --strict -o bad.json -p abc "$plain" 0.05 >out 2>err
 expect "--strict: a bad value exits 125" test $? -eq 125
+"$shimrun" -o hooks.json --hooks bogus "$plain" 0.05 >out 2>err
+expect "--hooks is SHIM_HOOKS, checked by shim" sh -c "[ $? -eq 0 ] && grep -q 'SHIM_HOOKS=\"bogus\" is not valid' err"
 
 "$shimrun" -o 'c-%p.json' "$plain" spawn >out 2>err
 expect "a child it starts is not observed" sh -c '[ $(ls c-*.json | wc -l) -eq 1 ]'
@@ -98,5 +100,6 @@ expect "an unknown option: exit 2" test $? -eq 2
 "$shimrun" ./no-such-program >out 2>err
 expect "a missing program: exit 127, named" sh -c "[ $? -eq 127 ] && grep -q 'cannot run ./no-such-program' err"
 "$shimrun" --help >out 2>&1
-expect "--help lists the options" sh -c "grep -q -- '--output FILE' out && grep -q SHIM_PERIOD out"
+expect "--help lists the options" sh -c "grep -q -- '--output FILE' out && grep -q SHIM_PERIOD out && grep -q -- '--hooks MODE' out"
+expect "--help names the pass and the documents" sh -c "grep -q 'passplugin shim' out && grep -q 'calling-contexts.md' out"
 finish

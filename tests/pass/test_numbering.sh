@@ -88,7 +88,7 @@ int tiny(int x)
 EOC
 SHIM_PASS=bogus pass_cc bad1.o tiny.c -O1
 expect "SHIM_PASS=bogus: one line, defaults used" \
-    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path, context; using method,loop,path,context$"
+    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path, context (and pcc, a prototype); using method,loop,path,context$"
 expect "SHIM_PASS=bogus: still compiled, with every signal" sh -c "nm bad1.o | grep -q shim_tls_path_ring"
 SHIM_PASS=method,none pass_cc bad2.o tiny.c -O1
 expect "SHIM_PASS=method,none: refused" has bad2.o.err "^shim-pass: SHIM_PASS=method,none: expected"
@@ -143,4 +143,15 @@ for mode in method,context method,loop,context; do
             sh -c 'echo "$0" | grep -Eq "^0x58 0x50 (call 0x50 0x58 )+$"' "$stores"
     done
 done
+
+# the prototype of an encoded context (pcc): accepted without a word, and slot 12
+# (0x60(block)) stored around each call (before it and again after it returns)
+SHIM_PASS=method,pcc pass_cc pcc.o order.c -O1 2>pcc.err
+expect "SHIM_PASS=method,pcc: accepted, nothing said" test ! -s pcc.err
+pcc=$(objdump -d --no-show-raw-insn pcc.o |
+    awk '$2 == "<two_calls>:" {on = 1; next} on && /^$/ {exit}
+         on && $2 == "mov" && $3 ~ /,0x60\(%/ {printf "0x60 "}
+         on && $2 == "call" {printf "call "}')
+expect "pcc: slot 12 stored before and after each call ($pcc)" \
+    sh -c 'echo "$0" | grep -Eq "^(0x60 call 0x60 ){2}$"' "$pcc"
 finish

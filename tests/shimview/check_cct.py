@@ -254,6 +254,29 @@ def check_contexts(path):
             check_rate("contexts: %s %s" % (name, rate), r, "rate_" + rate, acc, 0)
 
 
+LOOP_SLOT = 10  # the pass's loop word: the function's address, the loop number above bit 48
+
+
+def loop_name(v):
+    """A loop word as shimview names it: FUNCTION (no loop), or FUNCTION loop N (FILE:LINE)
+    from the function's table of the compiler pass; (none) before any function stored one."""
+    if v == 0:
+        return "(none)"
+    fn, loop = v % 2**48, v >> 48
+    f = P.by_address.get(fn)
+    name = P.label(f) if f else "%#x" % fn
+    if loop == 0:
+        return name + " (no loop)"
+    table = (f or {}).get("pass") or {}
+    l = next((l for l in table.get("loops", []) if l["loop"] == loop), None)
+    where = ""
+    if l:
+        path, line = l.get("file") or table.get("file"), l.get("line")
+        where = ("%s:%d" % (os.path.basename(path), line) if path and line else
+                 "line %d" % line if line else os.path.basename(path) if path else "")
+    return "%s loop %d%s" % (name, loop, " (%s)" % where if where else "")
+
+
 def expected_folded():
     """The stacks: the context's path, then the user slots whose value varies."""
     user = [i for i in range(len(P.d["signals"]["tags"])) if i not in (P.m, P.c) and
@@ -266,6 +289,9 @@ def expected_folded():
         frames = [P.node_label(ctx[0], n) for n in P.path(*ctx)] if ctx and ctx[1] else [ROOT]
         for i in user if not P.group(e) else []:
             v = e["values"][i] % 2**64
+            if P.d["signals"]["tags"][i]["slot"] == LOOP_SLOT and not e["names"][i]:
+                frames.append(loop_name(v))
+                continue
             frames.append(e["names"][i] or (UNSET if v == 0 else "%s=%d" % (
                 P.d["signals"]["tags"][i]["name"], v)))
         key = ";".join(f.replace(";", "_") for f in ([P.group(e)] if P.group(e) else frames))
