@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/realprog/run.py -- what shim costs a real, call-heavy program.
 
-    bench/realprog/run.py [--quick] [--program libxcrypt|lua] [--pass MODES]...
+    bench/realprog/run.py [--quick] [--program libxcrypt|lua] [--pass MODES]... [--period CYCLES]
 
 Two programs nobody wrote for shim, each built from Debian's sources and never kept in
 this repository (PROGRAMS below):
@@ -67,7 +67,10 @@ with one line saying why, when the program's sources cannot be had or a build fa
 the pass's, also when there is no clang of the pass's version or no plugin (the project builds it where
 clang/LLVM 14 to 19 are installed; SHIM_PASS_PLUGIN names another). --quick runs a short
 version (a build takes seconds from scratch, well under a second when nothing changed;
-Lua's first build also fetches its sources).
+Lua's first build also fetches its sources). --period CYCLES observes every run under
+shimrun at that sample period (`shimrun -p`) instead of the default, and writes into
+bench/results/period-CYCLES/: one point of the observer's share against the period
+(docs/calling-contexts.md), M-observed over M-alone.
 """
 import csv
 import functools
@@ -259,6 +262,14 @@ def source_version(driver):
     return f"{m.group(1)} {m.group(2)}" if m else line
 
 
+PERIOD = []  # shimrun's -p CYCLES where --period was given
+
+
+def observed_at():
+    """How the observed runs sampled, in words, where --period chose it."""
+    return f", observed every {PERIOD[1]} cycles" if PERIOD else ""
+
+
 def commands(prog, shimrun, n, drivers, observed):
     """Each configuration's command line ({config: argv}) and the profiles the observed
     ones write ({config: path}): a driver run for n iterations, alone or, where
@@ -269,7 +280,7 @@ def commands(prog, shimrun, n, drivers, observed):
         if observed(c):
             profs[c] = os.path.join(tempfile.gettempdir(),
                                     f"shim-bench-{prog['step']}-{c}-{os.getpid()}.json")
-            argv[c] = [shimrun, "-q", "-o", profs[c], "--"] + run
+            argv[c] = [shimrun, "-q", "-o", profs[c]] + PERIOD + ["--"] + run
         else:
             argv[c] = run
     return profs, argv
@@ -336,7 +347,8 @@ def measure(build_dir, results_dir, quick, prog):
             "build_seconds": {v: built[v][1] for v in built},
             "observer": observed, "checksum": sums.pop(),
             "version": source_version(built["plain"][0]),
-            "command": f"{prog['command'].format(n=n)}, {size['runs']} interleaved runs each"}
+            "command": f"{prog['command'].format(n=n)}, {size['runs']} interleaved runs each"
+                       f"{observed_at()}"}
 
 
 def timing(r, c, base, cells=False):
@@ -501,7 +513,8 @@ def measure_pass(build_dir, results_dir, quick, prog, modes=PASS_MODES):
             "modes": list(modes), "build_seconds": {v: built[v][1] for v in built},
             "checksum": sums.pop(), "version": source_version(built["clang-plain"][0]),
             "command": f"{prog['command'].format(n=n)} built by the pass's clang -O2 with and "
-                       f"without the pass, {size['runs']} interleaved runs each"}
+                       f"without the pass, {size['runs']} interleaved runs each"
+                       f"{observed_at()}"}
 
 
 def pass_targets_words(r):
@@ -587,11 +600,14 @@ def main():
             program = args.pop(0)
         elif a == "--pass" and args and args[0]:
             modes.append(args.pop(0))
+        elif a == "--period" and args and args[0].isdigit() and int(args[0]) > 0:
+            PERIOD[:] = ["-p", args.pop(0)]
         else:
             print(__doc__)
             return 2
     build_dir = os.path.abspath(os.environ.pop("SHIM_BENCH_BUILD", "") or os.path.join(ROOT, "build"))
-    results = os.path.join(ROOT, "bench", "results", *(["quick"] if quick else []))
+    results = os.path.join(ROOT, "bench", "results", *(["quick"] if quick else []),
+                           *([f"period-{PERIOD[1]}"] if PERIOD else []))
     os.makedirs(results, exist_ok=True)
     subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                    check=True, stdout=subprocess.DEVNULL)
