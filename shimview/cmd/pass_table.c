@@ -183,7 +183,17 @@ int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, con
         return EXIT_FILE_ERROR;
     }
     int loops = needs == PASS_VIEW_LOOPS;
-    if (loops ? !p->has_loop_slot : !p->has_paths) {
+    const struct profile_function *fell = NULL; /* a function the pass gave no paths, and why */
+    for (size_t i = 0; i < p->nfunctions && !fell; i++)
+        if (p->functions[i].pass && p->functions[i].pass->fallback) fell = &p->functions[i];
+    if (!loops && !p->has_paths && fell) {
+        fprintf(stderr,
+                "shimview: %s has no paths: the pass numbered none of its functions' paths "
+                "(%s: %s, and so on: the build said why); 'shimview functions' and 'shimview "
+                "loops' have their samples (" SHIM_DOC_DIR "/compiler-pass.md)\n",
+                p->file, fell->pass->name, fell->pass->fallback);
+        rc = EXIT_FILE_ERROR;
+    } else if (loops ? !p->has_loop_slot : !p->has_paths) {
         fprintf(stderr,
                 "shimview: %s has no %s: build the program with the compiler pass's %s signal "
                 "(" SHIM_DOC_DIR "/compiler-pass.md)\n",
