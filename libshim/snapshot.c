@@ -70,6 +70,8 @@ struct snapshot_observer {
     int ready;                    /* cut holds empty tables to offer */
     int offered, cut_taken;       /* this snapshot: offered, and came back */
     int has_cut;                  /* cut holds a cut's totals */
+    uint64_t to_other;            /* samples that found `tags` full when an interval was
+                                     folded in: in its `other`, and so in the totals' */
 };
 
 struct snapshot {
@@ -125,7 +127,7 @@ static int wait_cut(struct snapshot_observer *so)
 /* The interval's tables into the accumulated ones; empty tables for the next cut. */
 static void fold_interval(struct snapshot *s, struct snapshot_observer *so)
 {
-    tag_table_merge(&so->tags, &so->cut.tags);
+    so->to_other += tag_table_merge(&so->tags, &so->cut.tags);
     if (so->o->pending) tag_table_merge(&so->paths, &so->cut.paths);
     observer_cut_release_tables(&so->cut);
     so->has_cut = 1;
@@ -253,6 +255,7 @@ static void observer_view(struct observer *v, const struct snapshot_observer *so
     v->tags = so->tags;
     v->paths = so->paths;
     v->totals = so->cut.totals;
+    v->totals.other += so->to_other;
     v->path_totals = so->cut.path_totals;
     v->period = so->cut.period;
     v->gap = so->cut.gap;
@@ -607,7 +610,8 @@ void snapshot_fold(struct shim_run *r)
     for (unsigned i = 0; s && i < s->n; i++) {
         struct snapshot_observer *so = &s->obs[i];
         struct observer *o = so->o;
-        tag_table_merge(&so->tags, &o->tags);
+        o->totals.other += so->to_other + tag_table_merge(&so->tags, &o->tags);
+        so->to_other = 0;
         tag_table_free(&o->tags);
         memcpy(&o->tags, &so->tags, sizeof o->tags);
         memset(&so->tags, 0, sizeof so->tags);
