@@ -34,9 +34,12 @@ static const struct interval none = {NAN, NAN, NAN, NAN, INTERVAL_NONE};
 static double batch_se(double *x, double *y, size_t c, size_t nb, double total, double *df)
 {
     double sx = 0, sy = 0;
+    size_t seen = 0; /* batches with a denominator */
     for (size_t j = 0; j < c; j++)
-        sx += x[j], sy += y[j];
-    if (c < 2 || !(sy > 0) || !(total > 0)) return NAN;
+        sx += x[j], sy += y[j], seen += y[j] > 0;
+    /* Nothing of the numerator in the covered batches (a tuple whose samples all came
+     * before its record), or a single batch to vary: they say nothing of the spread. */
+    if (seen < 2 || !(sx > 0) || !(sy > 0) || !(total > 0)) return NAN;
     double ratio = sx / sy, scale = (double)nb / (double)c, ss, lag;
     size_t n = c;
     for (;;) {
@@ -123,7 +126,9 @@ struct interval interval_share(const struct profile *p, const struct profile_tag
 {
     uint64_t n = attributed(p);
     if (n == 0) return none;
-    double df, se = t->batches ? share_batch_se(p, t, &df) : NAN;
+    /* A rare tuple's share gets Wilson's interval (scaled by the profile's design
+     * effect), which stays inside [0, 1] as a symmetric one cannot */
+    double df, se = t->batches && t->samples >= MIN_SAMPLES ? share_batch_se(p, t, &df) : NAN;
     if (isnan(se)) return interval_share_count(p, t->samples);
     double v = (double)t->samples / (double)n, h = stats_t95(df) * se;
     return (struct interval){v, fmax(0, v - h), fmin(1, v + h), df, INTERVAL_BATCHES};

@@ -172,7 +172,7 @@ def design_effects(P):
         q = t["samples"] / total
         se, _ = stats_ref.batch_se(b["samples"][start:], d["batches"]["samples"][start:], nb,
                                    total)
-        if q * (1 - q) > 0:
+        if q * (1 - q) > 0 and not math.isnan(se):
             share.append(se * se / (q * (1 - q) / total))
         for r, s in enumerate(t["rates"]):
             if not s.get("n") or not s.get("sum_b", 0) > 0:
@@ -180,7 +180,7 @@ def design_effects(P):
             rse, _ = stats_ref.batch_se(b["a"][r][start:], b["b"][r][start:], nb, s["sum_b"])
             ise = stats_ref.ratio_se(s.get("periods") or s["n"], s["sum_a"], s["sum_b"],
                                      s["sum_aa"], s["sum_bb"], s["sum_ab"])
-            if ise > 0:
+            if ise > 0 and not math.isnan(rse):
                 rates[r].append(rse * rse / (ise * ise))
     if not share:
         return None

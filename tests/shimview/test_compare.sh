@@ -130,7 +130,7 @@ write("d.json", d)
 # a swing of +-6 points (alternating, so neighbours are not alike), parse the rest but
 # 5,000, emit 5,000. Items per cycle swing with the share. f is e with the swing's sign
 # flipped and eval 0.5 points higher; g has eval 20 points higher.
-def batched(eval_share, sign):
+def batched(eval_share, sign, emit_per=5000):
     p = copy.deepcopy(good)
     nb, per = 20, 20000
     p["samples"].update(total=nb * per, interrupted=0, other=0, rated=nb * per, kept=nb * per,
@@ -141,7 +141,7 @@ def batched(eval_share, sign):
     ev, pa, em = (tag(p, n) for n in ("eval", "parse", "emit"))
     for j in range(nb):
         swing = 0.06 * sign * (1 if j % 2 else -1)
-        k = {"eval": int(round(per * (eval_share + swing))), "emit": 5000}
+        k = {"eval": int(round(per * (eval_share + swing))), "emit": emit_per}
         k["parse"] = per - k["eval"] - k["emit"]
         for name, t in (("eval", ev), ("parse", pa), ("emit", em)):
             bt = t["detail"]["batches"]
@@ -165,6 +165,14 @@ def batched(eval_share, sign):
 write("e.json", batched(0.45, 1))
 write("f.json", batched(0.455, -1))
 write("g.json", batched(0.65, 1))
+# h: emit rare (2 samples a batch: 40 in all); k: emit's record given in batch 10, after
+# every one of its samples (none in the batches the record covers)
+write("h.json", batched(0.45, 1, emit_per=2))
+k = batched(0.45, 1)
+em = tag(k, "emit")
+em["detail"] = {"since": em["samples"], "batches": {"first": 10, "samples": [0] * 20,
+                                                    "a": [[0.0] * 20], "b": [[0.0] * 20]}}
+write("k.json", k)
 EOF
 printf 'this is not a profile\n' >"$WORK/not-a-profile.json"
 # what the python3 checks below share: each prints "ok: WHAT" or "FAIL: WHAT" (tally).
@@ -226,6 +234,10 @@ run compare --csv "$WORK/e.json" "$WORK/g.json"
 cp "$WORK/out" "$WORK/eg.csv"
 run compare "$WORK/e.json" "$WORK/f.json"
 expect_in "$WORK/out" "batch means over the run's 20 time batches" "the text says the intervals are batch means"
+run report --csv "$WORK/h.json"
+cp "$WORK/out" "$WORK/h.csv"
+run report --csv "$WORK/k.json"
+cp "$WORK/out" "$WORK/k.csv"
 python3 - "$WORK" "$(dirname "$0")" >"$WORK/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$WORK/csv-results"
 import json, math, os, sys
 sys.path.insert(0, sys.argv[1])
@@ -350,6 +362,14 @@ for name in ("eval", "parse", "emit"):
         check(near(float(x[col + "_diff_lo95"]), lo, 1e-5) and near(float(x[col + "_diff_hi95"]), hi, 1e-5)
               and x[col + "_basis"] == "batches",
               "%s %s: the interval of the difference comes from the two runs' batch means" % (name, what))
+for name, label in (("h", "a rare tuple (40 samples)"),
+                    ("k", "a tuple whose samples all came before its record")):
+    em = next(r for r in rows(name + ".csv") if r["name"] == "emit")
+    v, lo, hi = float(em["share"]), float(em["share_lo95"]), float(em["share_hi95"])
+    check(em["share_basis"] != "batches" and 0 < lo < v < hi,
+          "%s: no batch-means share interval, but one inside (0, 1) around it (%s %g [%g, %g])"
+          % (label, em["share_basis"], v, lo, hi))
+    check(abs((hi - v) - (v - lo)) > 1e-9 * v, "%s: Wilson's interval, not symmetric" % label)
 ev = ef["eval"]
 check(abs(float(ev["share_diff"]) - 0.005) < 1e-4 and ev["share_sig"] == "",
       "a 0.5-point difference within the runs' swing between batches is not marked")
