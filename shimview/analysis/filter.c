@@ -238,9 +238,10 @@ void filter_note(FILE *f, const struct profile *view, const struct filter_spec *
         fprintf(f, " --focus %s", spec->focus[i]);
     for (size_t i = 0; i < spec->nignore; i++)
         fprintf(f, " --ignore %s", spec->ignore[i]);
-    fprintf(f, ": kept %s of %s attributed samples (%.2f%%); shares are of all of them\n",
+    char pct[16];
+    fprintf(f, ": kept %s of %s attributed samples (%s); shares are of all of them\n",
             fmt_count(kept, a, sizeof a), fmt_count(attributed, b, sizeof b),
-            100 * stats_fraction(kept, attributed));
+            stats_format_share(stats_fraction(kept, attributed), pct, sizeof pct));
 }
 
 int filter_load_calltree(const char *file, const struct filter_spec *f, const char *cmd,

@@ -167,6 +167,8 @@ const char *stats_format_share(double frac, char *buf, size_t len)
         snprintf(buf, len, "-");
     else if (frac > 0 && frac < 0.00005)
         snprintf(buf, len, "<0.01%%");
+    else if (frac < 1 && frac >= 0.99995) /* not all: "100.00%" would say it is */
+        snprintf(buf, len, ">99.99%%");
     else
         snprintf(buf, len, "%.2f%%", 100 * frac);
     return buf;

@@ -320,8 +320,9 @@ static uint64_t attributed(const struct profile *p)
 
 static void share_cell(struct table *t, size_t col, uint64_t k, uint64_t n)
 {
+    char pct[16];
     if (n)
-        table_set(t, col, "%.2f%%", 100.0 * (double)k / (double)n);
+        table_set(t, col, "%s", stats_format_share((double)k / (double)n, pct, sizeof pct));
     else
         table_set(t, col, "-");
 }

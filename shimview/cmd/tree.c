@@ -301,11 +301,13 @@ static int callers_write(FILE *f, const struct calltree *ct, const struct caller
                           .min_share = min_share,
                           .depth = depth};
     const struct calltree_count *root = &c->th.incl[0], *self = &c->th.excl[0];
-    char a[32], b[32], text[512];
+    char a[32], b[32], text[512], pa[16], pb[16];
     snprintf(text, sizeof text,
-             "callers of %s: %s samples reached it, %.2f%%; %s of them in its own code, %.2f%%",
-             name, fmt_count(root->samples, a, sizeof a), 100 * calltree_share(ct, root),
-             fmt_count(self->samples, b, sizeof b), 100 * calltree_share(ct, self));
+             "callers of %s: %s samples reached it, %s; %s of them in its own code, %s", name,
+             fmt_count(root->samples, a, sizeof a),
+             stats_format_share(calltree_share(ct, root), pa, sizeof pa),
+             fmt_count(self->samples, b, sizeof b),
+             stats_format_share(calltree_share(ct, self), pb, sizeof pb));
     report_note(f, REPORT_TEXT, text);
     int rc = root->samples ? draw(f, REPORT_TEXT, &w, name, heads) : 0;
     free(w.prefix);

@@ -282,9 +282,9 @@ static double frame_y(const struct layout *l, size_t depth)
 
 static void put_counts(FILE *f, const char *what, const struct calltree_count *c, uint64_t whole)
 {
-    char a[32];
-    fprintf(f, "%s: %s samples, %.2f%%", what, fmt_count(c->samples, a, sizeof a),
-            100 * stats_fraction(c->samples, whole));
+    char a[32], pct[16];
+    fprintf(f, "%s: %s samples, %s", what, fmt_count(c->samples, a, sizeof a),
+            stats_format_share(stats_fraction(c->samples, whole), pct, sizeof pct));
 }
 
 /* Rate r of profile p over sums s: "R ± CI" with the interval's mark (intervals.h). */
@@ -544,7 +544,7 @@ static void title(struct svg *s, const struct layout *l)
     const struct flame_frame *root = &tr->frames[0];
     const struct profile *p = tr->ct[0]->p;
     double room = l->look->width - 2 * MARGIN;
-    char text[512], buf[512], a[32], b[32];
+    char text[512], buf[512], a[32], b[32], pct[16];
     const char *kind = l->look->icicle ? "icicle" : "flame";
     if (l->diff)
         snprintf(text, sizeof text, "Differential %s graph: %s (A) to %s (B)", kind,
@@ -559,9 +559,10 @@ static void title(struct svg *s, const struct layout *l)
                  p->program.name, fmt_count(tr->ct[1]->attributed, a, sizeof a),
                  fmt_count(tr->ct[0]->attributed, b, sizeof b));
     else if (root->kind == FLAME_THREAD)
-        snprintf(text, sizeof text, "%s, %s: %s samples, %.2f%% of the %s attributed",
-                 p->program.name, root->name, fmt_count(root->side[0].incl.samples, a, sizeof a),
-                 100 * flame_tree_share(tr, 0, 0), fmt_count(tr->ct[0]->attributed, b, sizeof b));
+        snprintf(text, sizeof text, "%s, %s: %s samples, %s of the %s attributed", p->program.name,
+                 root->name, fmt_count(root->side[0].incl.samples, a, sizeof a),
+                 stats_format_share(flame_tree_share(tr, 0, 0), pct, sizeof pct),
+                 fmt_count(tr->ct[0]->attributed, b, sizeof b));
     else
         snprintf(text, sizeof text, "%s: %s attributed samples", p->program.name,
                  fmt_count(tr->ct[0]->attributed, a, sizeof a));

@@ -314,8 +314,10 @@ static void cpc_legend(struct svg *s, const struct plot_ctx *c, double y)
     /* on lines of their own: "kept 2,315,687 of 2,316,953 (99.95%)" does not fit the
      * legend's column, and was cut before the share it exists to give */
     double kept = stats_fraction(sm->kept, sm->rated);
-    plot_legend_text(s, PLOT_LEGEND_X + 22, ly, NULL, 0, "kept %s (%.2f%%)",
-                     fmt_count(sm->kept, a, sizeof a), isnan(kept) ? 0.0 : 100 * kept);
+    char pct[16];
+    plot_legend_text(s, PLOT_LEGEND_X + 22, ly, NULL, 0, "kept %s (%s)",
+                     fmt_count(sm->kept, a, sizeof a),
+                     stats_format_share(isnan(kept) ? 0.0 : kept, pct, sizeof pct));
     ly += PLOT_LEGEND_LINE;
     plot_legend_text(s, PLOT_LEGEND_X + 22, ly, NULL, 0, "of %s rated",
                      fmt_count(sm->rated, b, sizeof b));

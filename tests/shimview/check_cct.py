@@ -254,6 +254,11 @@ def check_contexts(path):
             check_rate("contexts: %s %s" % (name, rate), r, "rate_" + rate, acc, 0)
 
 
+def share_text(f):
+    """A share as shimview prints it (docs/statistics.md, "Precision of printed numbers")."""
+    return "<0.01%" if 0 < f < 0.00005 else ">99.99%" if 0.99995 <= f < 1 else "%.2f%%" % (100 * f)
+
+
 LOOP_SLOT = 10  # the pass's loop word: the function's address, the loop number above bit 48
 
 
@@ -443,7 +448,7 @@ def check_tree(path, style, min_share):
                 folded += incl[n] / P.attributed < min_share and \
                     all(incl[a] / P.attributed >= min_share for a in path[:-1])
                 continue
-            name, share = P.node_label(t, n), "%.2f%%" % (100 * s / P.attributed)
+            name, share = P.node_label(t, n), share_text(s / P.attributed)
             pat = re.compile(r"^\s*%s\s.*?(%s|%s)%s( @0x[0-9a-f]+)?$" %
                              (re.escape(share), re.escape(branch), re.escape(last),
                               re.escape(name)), re.M)
@@ -551,7 +556,7 @@ def check_callers(path, fname):
     check("callers: one line per chain of callers (%d)" % len(want), set(got) == set(want),
           sorted(set(got) ^ set(want))[:4])
     for k, (total, own) in want.items():
-        shares = ["%.2f%%" % (100 * total / P.attributed), "%.2f%%" % (100 * own / P.attributed)]
+        shares = [share_text(total / P.attributed), share_text(own / P.attributed)]
         check("callers: %s total %d, self %d" % (" < ".join((fname,) + k), total, own),
               got.get(k) == shares, got.get(k))
 

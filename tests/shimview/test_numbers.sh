@@ -136,6 +136,47 @@ expect_in "$WORK/out" "e-" "functions prints tiny rates in scientific notation"
 run tree --rate items "$WORK/cct.json"
 expect_status "tree of tiny rates" 0
 expect_not_in "$WORK/out" "0.000000" "tree prints no rate as 0.000000"
+# a function of 800 samples among 158 million (every other tuple 20,000 times larger)
+python3 - "$WORK/cct.json" "$WORK/tinyshare.json" <<'EOF' || fail "making the tiny-share profile"
+import json, sys
+p = json.load(open(sys.argv[1]))
+m = [t["slot"] for t in p["signals"]["tags"]].index(8)
+libm = next(f["address"] for f in p["functions"] if f["module"] and "libm" in f["module"])
+F, add = 20000, 0
+for t in p["tags"]:
+    if t["values"][m] % 2**64 == libm % 2**64:
+        continue
+    add += t["samples"] * (F - 1)
+    for k in ("samples", "cycles", "kept"):
+        t[k] *= F
+    for r in t["rates"]:
+        for k in ("n", "periods", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab", "sum", "sumsq"):
+            if r.get(k) is not None:
+                r[k] *= F
+for k in ("total", "rated", "kept"):
+    p["samples"][k] += add
+json.dump(p, open(sys.argv[2], "w"))
+EOF
+LIBM=libm.so.6+0x2a10
+run functions "$WORK/tinyshare.json"
+expect_row "$WORK/out" 'libm\.so\.6\+0x2a10' '<0\.01% +<0\.01% +800 +<0\.01%' "functions: a share of 800 in 158 million prints as <0.01%"
+run tree --callers "$LIBM" --min-share 0 "$WORK/tinyshare.json"
+expect_in "$WORK/out" "800 samples reached it, <0.01%; 800 of them in its own code, <0.01%" \
+    "tree --callers: its heading's shares print as <0.01%"
+run functions --focus "$LIBM" "$WORK/tinyshare.json"
+expect_in "$WORK/out" "kept 800 of 158,000,810 attributed samples (<0.01%)" "a filter's line prints <0.01%"
+run top "$WORK/tinyshare.json"
+if grep -F "$LIBM" "$WORK/out" | grep -qE '<0\.01% +<0\.01%'; then
+    pass "top: a share of 800 prints as <0.01%"
+else
+    fail "top: a share of 800: $(grep -F "$LIBM" "$WORK/out")"
+fi
+run flame -o "$WORK/tinyshare.svg" "$WORK/tinyshare.json"
+if grep -qE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyshare.svg"; then
+    fail "flame: a nonzero count's share prints as 0.00% ($(grep -oE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyshare.svg" | head -1))"
+else
+    pass "flame: no nonzero count's share prints as 0.00%"
+fi
 
 # ---- small samples: Student's t by degrees of freedom, Wilson for shares ----
 run report --csv "$WORK/tiny.json"
