@@ -439,7 +439,8 @@ static void print_dte(struct report_out *o, const struct profile *p)
 }
 
 /* The quantiles print to the precision their bucket has (or exactly, where every value
- * in it was the same); the mean, min and max are exact and print to 0.1. */
+ * in it was the same); the min and max are whole cycles, exact (in ns to a cycle's
+ * precision), the mean to 0.1. */
 static void period_row(struct table *t, const char *unit, const struct profile_loghist *h,
                        double scale, int csv)
 {
@@ -451,9 +452,10 @@ static void period_row(struct table *t, const char *unit, const struct profile_l
     for (size_t i = 0; i < 6; i++) {
         if (csv)
             table_set(t, i + 1, "%.10g", v[i] * scale);
-        else if (i < 3)
+        else if (i != 3)
             table_set(t, i + 1, "%s",
-                      profile_loghist_quantile_text(h, v[i], exact[i], scale, buf, sizeof buf));
+                      profile_loghist_quantile_text(h, v[i], i < 3 ? exact[i] : 1, scale, buf,
+                                                    sizeof buf));
         else
             table_set(t, i + 1, "%.1f", v[i] * scale);
     }

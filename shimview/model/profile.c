@@ -118,11 +118,19 @@ const char *profile_loghist_quantile_text(const struct profile_loghist *h, doubl
         if (h->buckets[i].lo <= v && v < h->buckets[i].hi)
             width = h->buckets[i].hi - h->buckets[i].lo;
     if (exact || !(width > 0)) { /* exact, or outside every bucket: the min or max */
-        snprintf(buf, len, "%.10g", v * scale);
-        return buf;
+        if (scale == 1) {
+            snprintf(buf, len, "%.10g", v);
+            return buf;
+        }
+        width = 1; /* a whole number of cycles, in another unit: to one cycle's precision */
     }
     int d = -(int)floor(log10(width * scale));
-    snprintf(buf, len, "%.*f", d < 0 ? 0 : d > 9 ? 9 : d, v * scale);
+    if (d < 0) { /* a bucket wider than 10: its tens (hundreds, ...) only */
+        double unit = pow(10, -d);
+        snprintf(buf, len, "%.0f", round(v * scale / unit) * unit);
+        return buf;
+    }
+    snprintf(buf, len, "%.*f", d > 9 ? 9 : d, v * scale);
     return buf;
 }
 

@@ -310,6 +310,15 @@ def check_number(what, text, pattern, value, decimals_from=None):
     return m
 
 
+def check_share(what, text, pattern, value):
+    """A share printed as shimview prints it: to 0.01%, <0.01% and >99.99% at the ends."""
+    m = re.search(pattern, text)
+    if not m:
+        check(what, False, "no match for %r in %r" % (pattern, text))
+        return
+    check(what + " (%s)" % m.group(1), m.group(1) == check_cct.share_text(value), value)
+
+
 def check_rate_text(what, text, value, ci, mark):
     """'V ± C' and the interval's mark (or V alone) against the recomputed rate and
     interval."""
@@ -337,11 +346,11 @@ def check_tooltip(P, f, w, kinds):
     lines = t.split("\n")
     check("%s: the tooltip's first line is the name" % name, lines[0] == w.path[-1], lines[0])
     check_number("%s: inclusive samples" % name, t, r"\ninclusive: ([0-9,]+) samples", w.incl[0])
-    check_number("%s: inclusive share" % name, t, r"\ninclusive: [0-9,]+ samples, ([0-9.]+)%",
-                 100 * w.incl[0] / ATTR[0])
+    check_share("%s: inclusive share" % name, t, r"\ninclusive: [0-9,]+ samples, ([<>]?[0-9.]+%)",
+                w.incl[0] / ATTR[0])
     check_number("%s: exclusive samples" % name, t, r"\nexclusive: ([0-9,]+) samples", w.excl[0])
-    check_number("%s: exclusive share" % name, t, r"\nexclusive: [0-9,]+ samples, ([0-9.]+)%",
-                 100 * w.excl[0] / ATTR[0])
+    check_share("%s: exclusive share" % name, t, r"\nexclusive: [0-9,]+ samples, ([<>]?[0-9.]+%)",
+                w.excl[0] / ATTR[0])
     caller = w.path[-2] if len(w.path) > 2 and kinds.get(w.path[:-1]) == "context" else None
     if caller:
         check("%s: called from %s" % (name, caller), "\ncalled from %s\n" % caller in t, t)

@@ -13,7 +13,9 @@
 #    table used to jump to 1.96 after 30), a share's Wilson's interval stays above 0;
 #  - slow.json: the rate marked slow: the legends say n counts spans;
 #  - the fixture's period quantiles print to the precision of their buckets, 2 cycles
-#    wide (117, not 117.0), and a quantile the profile marks exact prints exactly.
+#    wide (117, not 117.0), one in a bucket 256 wide to its hundreds (10100, not 10111),
+#    a quantile the profile marks exact prints exactly, in ns to a cycle's precision, and
+#    the min and max as whole cycles.
 # WORK_DIR is created if needed. Prints "N passed, N failed"; non-zero if anything failed.
 
 SHIMVIEW=$1
@@ -91,6 +93,12 @@ exact = copy.deepcopy(good)
 exact["period"]["p10"] = 103.0
 exact["period"]["exact"] = ["p10"]
 write("exact.json", exact)
+wide = copy.deepcopy(good)
+wide["period"]["buckets"] = [b for b in wide["period"]["buckets"] if b[1] <= 9984]
+wide["period"]["buckets"].append([9984.0, 10240.0, 1])
+wide["period"]["buckets"].sort()
+wide["period"]["median"] = 10111.3
+write("wide.json", wide)
 EOF
 
 # ---- tiny rates and shares: never 0.000000 or 0.00% ----
@@ -225,5 +233,16 @@ if grep -E '^ +TSC cycles' "$WORK/out" | tr -s ' ' | grep -q '^ TSC cycles 117 1
 else
     fail "exact p10: $(grep -E '^ +TSC cycles' "$WORK/out")"
 fi
+line=$(grep -E '^ +ns ' "$WORK/out" | tr -s ' ')
+case $line in
+" ns 47.8 42.0 "*) pass "an exact quantile in ns prints to a cycle's precision: $line" ;;
+*) fail "exact p10 in ns: '$line', expected ' ns 47.8 42.0 ...' (103 cycles at 2.45 GHz)" ;;
+esac
+run report "$WORK/wide.json"
+line=$(grep -E '^ +TSC cycles' "$WORK/out" | tr -s ' ')
+case $line in
+" TSC cycles 10100 103 154 "*" 98 "*) pass "a quantile in a bucket 256 cycles wide prints its hundreds, min and max whole: $line" ;;
+*) fail "wide bucket: '$line', expected ' TSC cycles 10100 103 154 ... 98 ...'" ;;
+esac
 
 finish
