@@ -427,7 +427,10 @@ static void print_notes(const struct match *m, const struct rate_pick *rp, size_
     }
     printf("\nΔ = B - A. Shares: of each profile's attributed samples; Δ in percentage points;\n"
            "a tag one profile lacks (-) counts as 0 samples there.\n");
-    if (rp->n) printf("Rates: sum_a / sum_b over the kept periods.\n");
+    char slow[320];
+    if (rp->n)
+        printf("Rates: sum_a / sum_b over the kept periods%s.\n",
+               profile_slow_rates_note(&m->folded[0], slow, sizeof slow));
     for (size_t k = rp->first; k < rp->first + rp->n; k++) {
         const struct profile_rate *r = &m->folded[0].rates[match_rate(m, k, 0)];
         printf("  %s: counter %s, %s\n", r->name, r->counter, r->unit);

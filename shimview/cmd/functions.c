@@ -177,13 +177,14 @@ static void function_row(struct table *t, const struct calltree *ct,
 /* The samples the table cannot show as a function, and how to read it. */
 static void functions_notes(FILE *f, enum report_format fmt, const struct calltree *ct)
 {
-    char a[32], b[32], text[512];
+    char a[32], b[32], text[768], slow[320];
     snprintf(text, sizeof text,
              "excl: samples whose function signal (slot 8) named the function; incl: samples "
              "whose calling context (slot 9) has it on its path, each once; shares of the %s "
              "attributed samples; time: share of TSC cycles; rates: over those samples' kept "
-             "periods (sum_a / sum_b)",
-             fmt_count(ct->attributed, a, sizeof a));
+             "periods (sum_a / sum_b)%s",
+             fmt_count(ct->attributed, a, sizeof a),
+             profile_slow_rates_note(ct->p, slow, sizeof slow));
     report_note(f, fmt, text);
     if (ct->outside.samples) {
         snprintf(text, sizeof text,

@@ -383,30 +383,22 @@ static void print_rate_legend(struct report_out *o, const struct profile *p,
     for (size_t r = 0; r < p->nrates; r++)
         fact(o, r == 0 ? "rates" : "", "%s: counter %s, %s", p->rates[r].name, p->rates[r].counter,
              p->rates[r].unit);
-    char slow[256] = "";
-    size_t at = 0;
-    for (size_t r = 0; r < p->nrates && at < sizeof slow; r++)
-        if (p->rates[r].slow)
-            at += (size_t)snprintf(slow + at, sizeof slow - at, "%s%s", at ? ", " : "",
-                                   p->rates[r].name);
-    if (p->nrates && !slow[0])
+    char slow[320];
+    profile_slow_rates_note(p, slow, sizeof slow);
+    if (p->nrates)
         fact(o, "",
-             "rate: over the tag's kept periods together (counts / cycles); n: kept "
-             "periods; the CSV also has the mean of per-period rates");
-    else if (p->nrates)
-        fact(o, "",
-             "rate: over the tag's kept periods together (counts / cycles), and for the slow "
-             "rates (%s) over its spans between reads of the slow counters; n: kept periods, "
-             "spans for the slow rates; the CSV also has the mean of per-period rates",
-             slow);
+             "rate: over the tag's kept periods together (counts / cycles)%s; n: kept periods%s; "
+             "the CSV also has the mean of per-period rates",
+             slow, slow[0] ? ", spans for the slow rates" : "");
     char legend[512];
     fact(o, "", "%s", intervals_legend(p, legend, sizeof legend));
     if (sl->on)
         fact(o, "",
-             "%s histogram: kept periods in %d cells over [%g, %g) %s; height: share of the "
+             "%s histogram: %s in %d cells over [%g, %g) %s; height: share of the "
              "row's fullest cell (%s), blank: none",
-             p->rates[sl->rate].name, SPARKLINE_CELLS, sl->lo, sl->hi, p->rates[sl->rate].unit,
-             sparkline_ramp(sl->style));
+             p->rates[sl->rate].name,
+             p->rates[sl->rate].slow ? "spans between reads of its slow counter" : "kept periods",
+             SPARKLINE_CELLS, sl->lo, sl->hi, p->rates[sl->rate].unit, sparkline_ramp(sl->style));
 }
 
 static void print_dte(struct report_out *o, const struct profile *p)

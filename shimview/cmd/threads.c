@@ -161,8 +161,10 @@ static size_t rows_shown(const struct entry_group *rows, size_t n,
 /* The lines under the table: how to read it. */
 static void threads_notes(FILE *f, enum report_format fmt, const struct profile *p)
 {
-    char text[512], a[32];
-    report_note(f, fmt, "rates: over each row's kept periods (sum_a / sum_b)");
+    char text[512], a[32], slow[320];
+    snprintf(text, sizeof text, "rates: over each row's kept periods (sum_a / sum_b)%s",
+             profile_slow_rates_note(p, slow, sizeof slow));
+    report_note(f, fmt, text);
     if (p->placement.has_threads) {
         report_note(f, fmt,
                     THREADS_OTHER_NAME ": while another process ran on the observed CPU, or a "

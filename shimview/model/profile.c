@@ -110,6 +110,19 @@ static int read_loghist(struct reader *r, const json_t *root, const char *key,
     return 0;
 }
 
+const char *profile_slow_rates_note(const struct profile *p, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t r = 0; r < p->nrates && at < len; r++)
+        if (p->rates[r].slow)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s",
+                                   at ? ", " : ", and for the slow rates (", p->rates[r].name);
+    if (at && at < len)
+        snprintf(buf + at, len - at, ") over their spans between reads of the slow counters");
+    return buf;
+}
+
 const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
                                           double scale, char *buf, size_t len)
 {

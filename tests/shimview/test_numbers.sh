@@ -217,6 +217,26 @@ tally "$WORK/small.out"
 run report "$WORK/slow.json"
 expect_in "$WORK/out" "spans for the slow rates" "report's legend says n counts spans for a slow rate"
 expect_not_in "$WORK/out" "n: kept periods;" "report's legend does not call a slow rate's n kept periods"
+expect_in "$WORK/out" "items) over their spans between reads of the slow counters" \
+    "report's legend says a slow rate is over spans"
+run report --sparklines "$WORK/slow.json"
+expect_in "$WORK/out" "histogram: spans between reads of its slow counter" \
+    "report's sparkline legend counts spans for a slow rate"
+run compare "$WORK/slow.json" "$WORK/slow.json"
+expect_in "$WORK/out" "kept periods, and for the slow rates (items) over their spans" \
+    "compare's legend says a slow rate is over spans"
+run merge "$WORK/slow.json" "$WORK/slow.json"
+expect_in "$WORK/out" "and for the slow rates (items) over their spans" "merge's legend says so"
+run threads "$WORK/slow.json"
+expect_in "$WORK/out" "and for the slow rates (items) over their spans" "threads' legend says so"
+python3 - "$WORK/cct.json" "$WORK/slowcct.json" <<'EOF' || fail "making the slow calling-context profile"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["rates"][0]["slow"] = True
+json.dump(p, open(sys.argv[2], "w"))
+EOF
+run functions "$WORK/slowcct.json"
+expect_in "$WORK/out" "and for the slow rates (items) over their spans" "functions' legend says so"
 run plot -o "$WORK" "$WORK/slow.json"
 expect_in "$WORK/slow-hist.svg" "spans (a slow rate)" "the histogram's legend counts spans for a slow rate"
 
