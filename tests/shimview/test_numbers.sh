@@ -121,6 +121,9 @@ expect_status "merge of tiny rates" 0
 expect_not_in "$WORK/out" "0.000000" "merge prints no rate as 0.000000"
 expect_row "$WORK/out" eval 'e-(09|10) +± [0-9.]+e-(09|10)' "merge prints tiny rates in scientific notation"
 expect_row "$WORK/out" rare ' 2e-09 +± 0' "merge prints a rate the runs agree on with an interval of 0"
+run merge "$GOOD" "$WORK/tiny.json"
+expect_row "$WORK/out" n41 ' 0\.01% +\+0\.067 -0\.0053 ' \
+    "merge: a share whose interval would go below 0 prints +up -down, down to 0"
 run plot -o "$WORK" "$WORK/tiny.json"
 expect_status "plot of tiny rates" 0
 expect_not_in "$WORK/tiny-hist.svg" "0.000000" "the figures' legends print no rate as 0.000000"
