@@ -72,12 +72,13 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: shimrun [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
                  "Run PROGRAM observed by shim from its start, without changing it: libshim is\n"
-                 "preloaded and starts observing the main thread before main(). Build "
-                 "PROGRAM with clang\nand shim's pass (-fpass-plugin=$(pkg-config "
-                 "--variable=passplugin shim)), or with\n-finstrument-functions, to get its "
-                 "functions and calling contexts (the documents\nbelow). The profile is "
-                 "written when it exits (default shim-PROGRAM-PID.json). Other\nSHIM_* "
-                 "variables in the environment apply as usual.\n\n");
+                 "preloaded and starts observing the main thread before main(). Build\n"
+                 "PROGRAM with clang and shim's pass\n"
+                 "(-fpass-plugin=$(pkg-config --variable=passplugin shim)), or with\n"
+                 "-finstrument-functions, to get its functions and calling contexts (the\n"
+                 "documents below). The profile is written when it exits (default\n"
+                 "shim-PROGRAM-PID.json). Other SHIM_* variables in the environment apply as\n"
+                 "usual.\n\n");
     for (size_t i = 0; i < NOPTIONS; i++) {
         char flag[48];
         snprintf(flag, sizeof flag, "%c%c%s--%s%s%s", options[i].short_name ? '-' : ' ',
@@ -93,8 +94,7 @@ static void usage(FILE *out)
             "  " SHIM_DOC_DIR "/README.md: the quick start\n"
             "  " SHIM_DOC_DIR "/environment.md: each SHIM_* variable\n"
             "  " SHIM_DOC_DIR "/compiler-pass.md: the pass\n"
-            "  " SHIM_DOC_DIR "/calling-contexts.md: contexts, SHIM_HOOKS, the default "
-            "periods\n",
+            "  " SHIM_DOC_DIR "/calling-contexts.md: contexts, SHIM_HOOKS, periods\n",
             "-h, --help", "this text");
 }
 

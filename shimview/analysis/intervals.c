@@ -37,9 +37,8 @@ static double batch_se(double *x, double *y, size_t c, size_t nb, double total, 
     size_t seen = 0; /* batches with a denominator */
     for (size_t j = 0; j < c; j++)
         sx += x[j], sy += y[j], seen += y[j] > 0;
-    /* Nothing of the numerator in the covered batches (a tuple whose samples all came
-     * before its record), or a single batch to vary: they say nothing of the spread. */
-    if (seen < 2 || !(sx > 0) || !(sy > 0) || !(total > 0)) return NAN;
+    /* A single batch to vary says nothing of the spread */
+    if (seen < 2 || !(sy > 0) || !(total > 0)) return NAN;
     double ratio = sx / sy, scale = (double)nb / (double)c, ss, lag;
     size_t n = c;
     for (;;) {
@@ -76,14 +75,17 @@ static size_t covered(const struct profile *p, const struct profile_tag *t, size
 static double share_batch_se(const struct profile *p, const struct profile_tag *t, double *df)
 {
     size_t from, c = covered(p, t, &from);
-    double *x = malloc((c + 1) * sizeof *x), *y = malloc((c + 1) * sizeof *y), se = NAN;
+    double *x = malloc((c + 1) * sizeof *x), *y = malloc((c + 1) * sizeof *y), se = NAN, k = 0;
     if (x && y) {
         for (size_t j = 0; j < c; j++) {
             x[j] = (double)t->batches->samples[from + j];
             y[j] = (double)p->batches.samples[from + j];
+            k += x[j];
         }
         double attributed = (double)(p->samples.total - p->samples.interrupted);
-        se = batch_se(x, y, c, p->batches.count, attributed, df);
+        /* none of its samples in the batches its record covers (all came before it):
+         * those batches say nothing of its spread */
+        if (k > 0) se = batch_se(x, y, c, p->batches.count, attributed, df);
     }
     free(x);
     free(y);

@@ -435,14 +435,15 @@ struct profile *profile_load_buffer(const char *data, size_t len, const char *na
 
 void profile_free(struct profile *p);
 
-/* A quantile v of h (its median, p10 or p90) as text, to the precision it has: a value
- * that was added (exact) to 10 significant digits ("1", "1000"), else, being a bucket's
- * midpoint, to the decimal place of the bucket's width (no digit finer than what the
- * bucket knows: "1072" from a bucket 32 cycles wide), each times scale (a unit change). */
 /* ", and for the slow rates (NAMES) over their spans between reads of the slow counters"
  * where p has slow rates, else "": what a legend that says "kept periods" must add. */
 const char *profile_slow_rates_note(const struct profile *p, char *buf, size_t len);
 
+/* A quantile v of h (its median, p10 or p90) as text, each times scale (a unit change), to
+ * the precision it has: a value that was added (exact) to 10 significant digits ("1",
+ * "1000"), or, in another unit, to one cycle's precision; else, being a bucket's midpoint,
+ * to the decimal place of the bucket's width, no digit finer than what the bucket knows
+ * ("1070" from a bucket 32 cycles wide, "10100" from one 256 wide). */
 const char *profile_loghist_quantile_text(const struct profile_loghist *h, double v, int exact,
                                           double scale, char *buf, size_t len);
 

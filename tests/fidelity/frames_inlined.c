@@ -15,10 +15,11 @@
  * their time goes partly to the helper (after the entry hook published it, until the exit
  * hook published `outer` again) and partly to `outer`. So the truth is a span: the helper's
  * body alone (measured inside it) to the body with both hooks (measured around the call),
- * and `outer` the rest. How the hooks' time splits depends on the CPU: on an AMD EPYC VM
- * here the body was 25% of the time, the call with its hooks (and the TSC reads) 75%, and
- * the helper's share of the samples 47.5%; held to its body's share alone, with 15 points
- * to spare, it failed there (72%).
+ * and `outer` the rest. How the hooks' time splits depends on the CPU. On an AMD EPYC VM
+ * the body is 25% of the time, the call with its hooks (and the TSC reads) 75%, and the
+ * helper gets 47.5% of the samples. The span is wide: this program's share check only
+ * catches samples that go to the wrong function altogether; the point of it is the walks
+ * (--lost-max), and fidelity_cct_walk holds short functions' shares to 2 points.
  */
 #include "timed_run.h"
 

@@ -172,7 +172,7 @@ def design_effects(P):
         q = t["samples"] / total
         se, _ = stats_ref.batch_se(b["samples"][start:], d["batches"]["samples"][start:], nb,
                                    total)
-        if q * (1 - q) > 0 and not math.isnan(se):
+        if q * (1 - q) > 0 and not math.isnan(se) and sum(b["samples"][start:]) > 0:
             share.append(se * se / (q * (1 - q) / total))
         for r, s in enumerate(t["rates"]):
             if not s.get("n") or not s.get("sum_b", 0) > 0:

@@ -61,13 +61,14 @@ def ratio_se(n, sa, sb, saa, sbb, sab):
 def batch_se(x, y, nb, total):
     """batch-means standard error of sum(x)/sum(y) for a run of nb batches of which x, y
     are the covered ones, total the run's whole denominator; and its degrees of freedom
-    (nan where fewer than two batches have a denominator or none a numerator).
+    (nan where fewer than two batches have a denominator; a share with none of its samples
+    in the batches is the caller's to refuse).
     Pairs are added together while the residuals' lag-1 autocorrelation exceeds
     2/sqrt(batches) and 8 or more batches would remain."""
     x, y = list(map(float, x)), list(map(float, y))
     c = len(x)
-    if sum(1 for v in y if v > 0) < 2 or not sum(x) > 0 or not total > 0:
-        return math.nan, 0  # they say nothing of the spread: the caller falls back
+    if sum(1 for v in y if v > 0) < 2 or not total > 0:
+        return math.nan, 0  # one batch says nothing of the spread: the caller falls back
     ratio, scale = sum(x) / sum(y), nb / c
     while True:
         e = [a - ratio * b for a, b in zip(x, y)]

@@ -8,11 +8,10 @@
 # a real one, written by shim_target under SHIM_BY, where triples counts exactly 3 times
 # loops, so Y in each bucket of X is known up to the one loop that may be in flight between
 # the observer's two reads (a long period, so that is small beside a period's loops). Its
-# span, 0 to 0.01 loops a cycle in 20 buckets, holds the loop's rate on CPUs that run it
-# in 100 to 20,000 cycles (about 730 on an AMD EPYC VM; the former span, to 0.001, held
-# none of its periods there). For
-# each, `report`'s by table and its CSV are checked cell by cell against sum_a / sum_b of the profile's slots, and the
-# figure of `plot` (read back with xml.etree) for its title, axis labels, tag names and one
+# span, 0 to 0.01 loops a cycle in 100 buckets of 0.0001, holds the loop's rate on CPUs
+# that run it in 100 to 20,000 cycles (about 730 on an AMD EPYC VM). For each, `report`'s
+# by table and its CSV are checked cell by cell against sum_a / sum_b of the profile's
+# slots, and the figure of `plot` (read back with xml.etree) for its title, axis labels, tag names and one
 # point per non-empty slot; `html` must hold the table and the figure. A profile without
 # `by` gets neither, and malformed `by` members are refused with one line naming the member.
 # Starts an observer (shim_target): ctest runs it under the "observer" resource lock.
@@ -109,7 +108,7 @@ EOF
 
 # ---- a real profile: triples per cycle is 3 times loops per cycle ----
 REAL="$WORK/real/by.json"
-(cd "$WORK/real" && SHIM_OUTPUT=by.json SHIM_PERIOD=100000 SHIM_BY=triples:loops:20:0:0.01 "$TARGET" work 0.3 \
+(cd "$WORK/real" && SHIM_OUTPUT=by.json SHIM_PERIOD=100000 SHIM_BY=triples:loops:100:0:0.01 "$TARGET" work 0.3 \
     >"$WORK/real/target.out" 2>"$WORK/real/target.err")
 if [ -s "$REAL" ]; then
     pass "shim_target wrote a profile with SHIM_BY"

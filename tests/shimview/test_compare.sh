@@ -173,6 +173,13 @@ em = tag(k, "emit")
 em["detail"] = {"since": em["samples"], "batches": {"first": 10, "samples": [0] * 20,
                                                     "a": [[0.0] * 20], "b": [[0.0] * 20]}}
 write("k.json", k)
+# m: emit's kept periods (its rate's denominator) all in batch 3
+m = batched(0.45, 1)
+bt = tag(m, "emit")["detail"]["batches"]
+for j in range(len(bt["b"][0])):
+    if j != 3:
+        bt["a"][0][j] = bt["b"][0][j] = 0.0
+write("m.json", m)
 EOF
 printf 'this is not a profile\n' >"$WORK/not-a-profile.json"
 # what the python3 checks below share: each prints "ok: WHAT" or "FAIL: WHAT" (tally).
@@ -238,6 +245,8 @@ run report --csv "$WORK/h.json"
 cp "$WORK/out" "$WORK/h.csv"
 run report --csv "$WORK/k.json"
 cp "$WORK/out" "$WORK/k.csv"
+run report --csv "$WORK/m.json"
+cp "$WORK/out" "$WORK/m.csv"
 python3 - "$WORK" "$(dirname "$0")" >"$WORK/csv-results" <<'EOF' || echo "FAIL: the CSV checks did not run" >>"$WORK/csv-results"
 import json, math, os, sys
 sys.path.insert(0, sys.argv[1])
@@ -370,6 +379,10 @@ for name, label in (("h", "a rare tuple (40 samples)"),
           "%s: no batch-means share interval, but one inside (0, 1) around it (%s %g [%g, %g])"
           % (label, em["share_basis"], v, lo, hi))
     check(abs((hi - v) - (v - lo)) > 1e-9 * v, "%s: Wilson's interval, not symmetric" % label)
+em = next(r for r in rows("m.csv") if r["name"] == "emit")
+check(em["rate_basis_items"] != "batches" and float(em["rate_ci95_items"]) > 0,
+      "a rate whose kept periods are all in one batch: no batch-means interval (of width 0), "
+      "the scaled one (%s ± %s %s)" % (em["rate_items"], em["rate_ci95_items"], em["rate_basis_items"]))
 ev = ef["eval"]
 check(abs(float(ev["share_diff"]) - 0.005) < 1e-4 and ev["share_sig"] == "",
       "a 0.5-point difference within the runs' swing between batches is not marked")

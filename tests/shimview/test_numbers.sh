@@ -122,8 +122,8 @@ expect_not_in "$WORK/out" "0.000000" "merge prints no rate as 0.000000"
 expect_row "$WORK/out" eval 'e-(09|10) +± [0-9.]+e-(09|10)' "merge prints tiny rates in scientific notation"
 expect_row "$WORK/out" rare ' 2e-09 +± 0' "merge prints a rate the runs agree on with an interval of 0"
 run merge "$GOOD" "$WORK/tiny.json"
-expect_row "$WORK/out" n41 ' 0\.01% +\+0\.067 -0\.0053 ' \
-    "merge: a share whose interval would go below 0 prints +up -down, down to 0"
+expect_row "$WORK/out" n41 ' 0\.01% +\+0\.067, down to 0 ' \
+    "merge: a share whose interval would go below 0 prints +up, down to 0"
 run plot -o "$WORK" "$WORK/tiny.json"
 expect_status "plot of tiny rates" 0
 expect_not_in "$WORK/tiny-hist.svg" "0.000000" "the figures' legends print no rate as 0.000000"
@@ -147,26 +147,30 @@ expect_in "$WORK/out" "e-" "functions prints tiny rates in scientific notation"
 run tree --rate items "$WORK/cct.json"
 expect_status "tree of tiny rates" 0
 expect_not_in "$WORK/out" "0.000000" "tree prints no rate as 0.000000"
-# a function of 800 samples among 158 million (every other tuple 20,000 times larger)
-python3 - "$WORK/cct.json" "$WORK/tinyshare.json" <<'EOF' || fail "making the tiny-share profile"
-import json, sys
-p = json.load(open(sys.argv[1]))
-m = [t["slot"] for t in p["signals"]["tags"]].index(8)
-libm = next(f["address"] for f in p["functions"] if f["module"] and "libm" in f["module"])
-F, add = 20000, 0
-for t in p["tags"]:
-    if t["values"][m] % 2**64 == libm % 2**64:
-        continue
-    add += t["samples"] * (F - 1)
-    for k in ("samples", "cycles", "kept"):
-        t[k] *= F
-    for r in t["rates"]:
-        for k in ("n", "periods", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab", "sum", "sumsq"):
-            if r.get(k) is not None:
-                r[k] *= F
-for k in ("total", "rated", "kept"):
-    p["samples"][k] += add
-json.dump(p, open(sys.argv[2], "w"))
+# a function of 800 samples among 158 million (every other tuple 20,000 times larger), and
+# main's own 200 samples among as many (main still holds nearly all of them inclusive)
+python3 - "$WORK/cct.json" "$WORK" <<'EOF' || fail "making the tiny-share profiles"
+import json, os, sys
+for out, keep in (("tinyshare.json", "libm"), ("tinyexcl.json", "main")):
+    p = json.load(open(sys.argv[1]))
+    m = [t["slot"] for t in p["signals"]["tags"]].index(8)
+    kept = next(f["address"] for f in p["functions"]
+                if (f["module"] and keep in f["module"]) or f["name"] == keep)
+    F, add = 20000, 0
+    for t in p["tags"]:
+        if t["values"][m] % 2**64 == kept % 2**64:
+            continue
+        add += t["samples"] * (F - 1)
+        for k in ("samples", "cycles", "kept"):
+            t[k] *= F
+        for r in t["rates"]:
+            for k in ("n", "periods", "sum_a", "sum_b", "sum_aa", "sum_bb", "sum_ab", "sum",
+                      "sumsq"):
+                if r.get(k) is not None:
+                    r[k] *= F
+    for k in ("total", "rated", "kept"):
+        p["samples"][k] += add
+    json.dump(p, open(os.path.join(sys.argv[2], out), "w"))
 EOF
 LIBM=libm.so.6+0x2a10
 run functions "$WORK/tinyshare.json"
@@ -182,9 +186,11 @@ if grep -F "$LIBM" "$WORK/out" | grep -qE '<0\.01% +<0\.01%'; then
 else
     fail "top: a share of 800: $(grep -F "$LIBM" "$WORK/out")"
 fi
-run flame -o "$WORK/tinyshare.svg" "$WORK/tinyshare.json"
-if grep -qE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyshare.svg"; then
-    fail "flame: a nonzero count's share prints as 0.00% ($(grep -oE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyshare.svg" | head -1))"
+run flame -o "$WORK/tinyexcl.svg" "$WORK/tinyexcl.json"
+expect_in "$WORK/tinyexcl.svg" "exclusive: 200 samples, &lt;0.01%" \
+    "flame: the tooltip of main's 200 samples of its own says <0.01%"
+if grep -qE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyexcl.svg"; then
+    fail "flame: a nonzero count's share prints as 0.00% ($(grep -oE '[1-9][0-9,]* samples, 0\.00%' "$WORK/tinyexcl.svg" | head -1))"
 else
     pass "flame: no nonzero count's share prints as 0.00%"
 fi
