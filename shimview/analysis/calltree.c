@@ -190,6 +190,15 @@ static int counts_alloc(struct calltree *ct)
 }
 
 /* Each entry into its function's and its context's exclusive counts. */
+/* Whether f is on the path from the root to node of t's tree (never: no tree). */
+static int on_path(const struct profile_cct_thread *t, size_t node,
+                   const struct profile_function *f)
+{
+    for (size_t i = node; t && i > 1 && i < t->nnodes; i = t->nodes[i].parent)
+        if (t->nodes[i].function == f) return 1;
+    return 0;
+}
+
 static void add_entries(struct calltree *ct)
 {
     const struct profile *p = ct->p;
@@ -210,6 +219,11 @@ static void add_entries(struct calltree *ct)
                 &ct->threads[t->context_thread - p->cct.threads].excl[t->context_node], t, nrates);
         else
             calltree_count_entry(&ct->no_context, t, nrates);
+        /* The function executing is inside itself, whatever its context says: a context
+         * lost (the overflow node) or none leaves it off every path, and its inclusive
+         * samples would be fewer than its exclusive ones. */
+        if (t->function && !on_path(t->context_thread, t->context_node, t->function))
+            calltree_count_entry(&ct->functions[t->function - p->functions].incl, t, nrates);
     }
 }
 

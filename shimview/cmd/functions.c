@@ -42,10 +42,11 @@ const char functions_usage[] =
     "                          [--ignore FUNCTION] (FILE | -)\n"
     "\n"
     "Print one row per function of a calling-context profile (a program built with\n"
-    "-finstrument-functions): its exclusive samples (slot 8 named it: its own code ran)\n"
-    "and inclusive samples (it was on the context's path, each sample counted once),\n"
-    "each as a share of the attributed samples and of TSC time, and each rate over the\n"
-    "exclusive and over the inclusive periods. Unnamed functions are MODULE+0xOFFSET.\n"
+    "the pass or -finstrument-functions): its exclusive samples (slot 8 named it: its\n"
+    "own code ran) and inclusive samples (it was on the context's path, or its own\n"
+    "code ran where the context was lost; each sample counted once), each as a share\n"
+    "of the attributed samples and of TSC time, and each rate over the exclusive and\n"
+    "over the inclusive periods. Unnamed functions are MODULE+0xOFFSET.\n"
     "\n"
     "  -s, --sort KEY    the rows' order (keys: incl, excl, name): inclusive (the\n"
     "                    default) or exclusive samples, largest first, or names A to "
@@ -180,7 +181,8 @@ static void functions_notes(FILE *f, enum report_format fmt, const struct calltr
     char a[32], b[32], text[768], slow[320];
     snprintf(text, sizeof text,
              "excl: samples whose function signal (slot 8) named the function; incl: samples "
-             "whose calling context (slot 9) has it on its path, each once; shares of the %s "
+             "whose calling context (slot 9) has it on its path, each once, and its own where the "
+             "context was lost; shares of the %s "
              "attributed samples; time: share of TSC cycles; rates: over those samples' kept "
              "periods (sum_a / sum_b)%s",
              fmt_count(ct->attributed, a, sizeof a),

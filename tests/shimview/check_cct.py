@@ -161,11 +161,14 @@ def expected_functions():
         if f:
             add(excl[f["id"]], e)
         ctx = P.context(e)
+        on_path = set()
         if ctx and ctx[1] != 0:
             t, node = ctx
             on_path = {t["nodes"][n][1] for n in P.path(t, node)} - {None}
-            for fid in on_path:  # a set: once per entry, whatever the path
-                add(incl[fid], e)
+        if f:  # the function executing is inside itself, whatever its context says
+            on_path.add(f["id"])
+        for fid in on_path:  # a set: once per entry, whatever the path
+            add(incl[fid], e)
     return excl, incl
 
 
