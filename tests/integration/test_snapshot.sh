@@ -79,8 +79,9 @@ else
     ok "skipped: $(nproc) CPUs: the snapshots are written on a CPU of their own, and cost the observer nothing to say"
 fi
 
-# ---- a store too small for the run: what the intervals bring beyond it is `other` ----
-SHIM_SNAPSHOT=0.1 SHIM_SNAPSHOT_KEEP=100 SHIM_MAX_TAGS=64 SHIM_OUTPUT=f.json "$target" 0.6 >out 2>err
+# ---- a store too small for the run (two tuples): what the intervals bring beyond it is
+# `other` ----
+SHIM_SNAPSHOT=0.1 SHIM_SNAPSHOT_KEEP=100 SHIM_MAX_TAGS=2 SHIM_OUTPUT=f.json "$target" 0.6 >out 2>err
 expect "a full store under snapshots: the run ends normally" test $? -eq 0
 for f in $(ls f.0*.json) f.json; do
     expect "$f: every sample of other counted with its reason" \
