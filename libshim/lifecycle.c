@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -511,6 +512,22 @@ static int no_signal_seen(const struct tag_table *t)
     return 1;
 }
 
+/* The median of h to the precision its bucket has (its tens or hundreds where the bucket
+ * is wider than 10: "10100", not "10111"), or exactly where every value in it was the
+ * same, as shimview prints it. */
+static const char *median_text(const struct loghist *h, char *buf, size_t len)
+{
+    int exact = 0;
+    double v = loghist_quantile_exact(h, 0.5, &exact), unit = 1;
+    if (!exact && v >= 1) {
+        double width = ldexp(1.0, (int)floor(log2(v)) - h->sub_bits);
+        while (unit * 10 <= width)
+            unit *= 10;
+    }
+    snprintf(buf, len, "%.0f", round(v / unit) * unit);
+    return buf;
+}
+
 static void summary(const struct shim_run *r)
 {
     const struct observer_totals *t = &r->obs.totals;
@@ -520,10 +537,11 @@ static void summary(const struct shim_run *r)
             r->output_shown);
         return;
     }
-    say("shim: wrote %s: %llu sample%s, median period %.0f cycles, %.1f%% kept by DTE, "
+    char median[32];
+    say("shim: wrote %s: %llu sample%s, median period %s cycles, %.1f%% kept by DTE, "
         "observer on CPU %d (%s)\n",
         r->output_shown, (unsigned long long)t->total, t->total == 1 ? "" : "s",
-        loghist_quantile(&r->obs.period, 0.5),
+        median_text(&r->obs.period, median, sizeof median),
         t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
         r->placement.relation);
     if (no_signal_seen(&r->obs.tags))

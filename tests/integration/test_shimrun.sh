@@ -44,6 +44,9 @@ expect "--version: its name, version and profile format, exit 0" \
 expect "an unknown option: exit 2, named, with a hint" \
     sh -c "[ $? -eq 2 ] && grep -q -- \"'--bogus'\" err && grep -q 'shimrun --help' err"
 
+"$shimrun" -o m.json -p 10000 -- "$plain" 0.1 >out 2>err
+expect "the summary's median period to its bucket's precision (hundreds at 10000 cycles)" \
+    sh -c "grep -Eq 'median period [0-9]*00 cycles' err"
 "$shimrun" -o q.json -p 5000 --quiet -- "$plain" 0.1 >out 2>err
 expect "options become SHIM_* variables" json q.json "d['config']['period']==5000"
 expect "--quiet: nothing on stderr" test ! -s err
