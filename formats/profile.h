@@ -10,8 +10,27 @@
 #ifndef SHIM_FORMATS_PROFILE_H
 #define SHIM_FORMATS_PROFILE_H
 
-#define PROFILE_FORMAT_NAME    "shim-profile"
-#define PROFILE_FORMAT_VERSION       2 /* the newest version written and read */
+#define PROFILE_FORMAT_NAME           "shim-profile"
+#define PROFILE_FORMAT_VERSION        2 /* the newest version written and read */
 #define PROFILE_FORMAT_VERSION_INLINE 1 /* a profile whose entries are all in the JSON */
+
+#include <math.h>
+#include <stdio.h>
+
+/* A value read from a histogram bucket `width` wide, as text to the precision the bucket
+ * has: to the decimal place of its width, or, wider than 10, to its tens (hundreds, ...)
+ * only ("10100" from a bucket 256 wide, not "10111"). shimview's quantiles and the line
+ * shim prints at exit both print so (docs/statistics.md, "Precision of printed numbers"). */
+static inline const char *profile_bucket_text(double v, double width, char *buf, size_t len)
+{
+    int d = -(int)floor(log10(width));
+    if (d < 0) {
+        double unit = pow(10, -d);
+        snprintf(buf, len, "%.0f", round(v / unit) * unit);
+    } else {
+        snprintf(buf, len, "%.*f", d > 9 ? 9 : d, v);
+    }
+    return buf;
+}
 
 #endif /* SHIM_FORMATS_PROFILE_H */

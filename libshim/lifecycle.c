@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "signals/cct.h"
+#include "formats/profile.h"
 #include "libshim/internal.h"
 #include "libshim/names.h"
 #include "libshim/sidetable.h"
@@ -512,20 +513,17 @@ static int no_signal_seen(const struct tag_table *t)
     return 1;
 }
 
-/* The median of h to the precision its bucket has (its tens or hundreds where the bucket
- * is wider than 10: "10100", not "10111"), or exactly where every value in it was the
- * same, as shimview prints it. */
+/* The median of h to the precision its bucket has, or exactly where every value in it was
+ * the same, as shimview prints it (profile_bucket_text). */
 static const char *median_text(const struct loghist *h, char *buf, size_t len)
 {
     int exact = 0;
-    double v = loghist_quantile_exact(h, 0.5, &exact), unit = 1;
-    if (!exact && v >= 1) {
-        double width = ldexp(1.0, (int)floor(log2(v)) - h->sub_bits);
-        while (unit * 10 <= width)
-            unit *= 10;
+    double v = loghist_quantile_exact(h, 0.5, &exact);
+    if (exact || !(v >= 1)) {
+        snprintf(buf, len, "%.0f", v);
+        return buf;
     }
-    snprintf(buf, len, "%.0f", round(v / unit) * unit);
-    return buf;
+    return profile_bucket_text(v, ldexp(1.0, (int)floor(log2(v)) - h->sub_bits), buf, len);
 }
 
 static void summary(const struct shim_run *r)

@@ -137,14 +137,7 @@ const char *profile_loghist_quantile_text(const struct profile_loghist *h, doubl
         }
         width = 1; /* a whole number of cycles, in another unit: to one cycle's precision */
     }
-    int d = -(int)floor(log10(width * scale));
-    if (d < 0) { /* a bucket wider than 10: its tens (hundreds, ...) only */
-        double unit = pow(10, -d);
-        snprintf(buf, len, "%.0f", round(v * scale / unit) * unit);
-        return buf;
-    }
-    snprintf(buf, len, "%.*f", d > 9 ? 9 : d, v * scale);
-    return buf;
+    return profile_bucket_text(v * scale, width * scale, buf, len);
 }
 
 static int element_lin_count(struct reader *r, const json_t *v, void *elem, void *ctx)
