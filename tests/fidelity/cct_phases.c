@@ -16,6 +16,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "lost_cpu.h"
+
 static volatile unsigned long sink;
 static unsigned long long t_leaf_a, t_leaf_b, t_a, t_b, t_rec;
 
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
     if (shim_start(NULL) != 0) return 1;
     unsigned long long t_main0 = __rdtsc(), budget;
     struct timespec ts0, ts1;
+    struct lost_cpu lost;
+    lost_cpu_start(&lost);
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     do {
         phase_a();
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
     } while ((double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9 <
              seconds);
     budget = __rdtsc() - t_main0;
+    double lost_share = lost_cpu_share(&lost);
     shim_stop();
     FILE *f = fopen(argv[2], "w");
     if (!f) return 1;
@@ -87,5 +92,6 @@ int main(int argc, char **argv)
             "main>phase_a %llu\nmain>phase_a>leaf %llu\nmain>phase_b %llu\n"
             "main>phase_b>leaf %llu\nmain>phase_rec>recurse %llu\nall %llu\n",
             t_a, t_leaf_a, t_b, t_leaf_b, t_rec, budget);
+    lost_cpu_write(f, lost_share);
     return fclose(f) != 0;
 }

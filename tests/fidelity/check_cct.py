@@ -29,7 +29,8 @@ import sys
 def shares(profile, truth_file):
     """{context path: (truth %, shim %)} of one run."""
     d = json.load(open(profile))
-    truth = dict(line.split() for line in open(truth_file) if line.strip())
+    truth = dict(line.split() for line in open(truth_file)
+                 if line.strip() and not line.startswith("#"))
     names = {f["id"]: f["name"] or hex(f["offset"]) for f in d["functions"]}
     slot = [t["slot"] for t in d["signals"]["tags"]].index(d["cct"]["cct_slot"])
     paths = {}

@@ -47,7 +47,7 @@ def main(argv):
         d = json.load(open(argv[1]))
         truth = {}
         for line in open(argv[2]):
-            if line.strip():
+            if line.strip() and not line.startswith("#"):
                 name, low, *high = line.split()
                 truth[name] = (float(low), float(high[0] if high else low))
         everything = truth.pop("all")[0]

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "lost_cpu.h"
+
 unsigned long long hooked_spin(unsigned n); /* mixed_hooked.c: its own cycles */
 
 static volatile unsigned long sink;
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
     if (shim_start(NULL) != 0) return 1;
     unsigned long long t_passed = 0, t_hooked = 0, t0 = __rdtsc();
     struct timespec ts0, ts1;
+    struct lost_cpu lost;
+    lost_cpu_start(&lost);
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     do {
         t_passed += passed_spin(4000);
@@ -48,9 +52,11 @@ int main(int argc, char **argv)
     } while ((double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9 <
              seconds);
     unsigned long long all = __rdtsc() - t0;
+    double lost_share = lost_cpu_share(&lost);
     shim_stop();
     FILE *f = fopen(argv[2], "w");
     if (!f) return 1;
     fprintf(f, "passed_spin %llu\nhooked_spin %llu\nall %llu\n", t_passed, t_hooked, all);
+    lost_cpu_write(f, lost_share);
     return fclose(f) != 0;
 }

@@ -25,6 +25,9 @@
 #      with method,loop,context, at the default period: each function's share of the
 #      samples the same within 2 points (check_same_functions.py): the walk, a cache miss
 #      or two long, must not give a function's samples to its caller.
+# A part whose two runs both failed while the machine was too busy for them to say
+# anything about shim (busy.py: the observer or the program lost over a tenth of its CPU
+# to another process) is skipped, and with it the test (77), unless another part failed.
 # Usage: run_cct_walk.sh PLUGIN CLANG SOURCE_DIR LIBSHIM_DIR WORKDIR | --skip REASON
 set -eu
 if [ "$1" = --skip ]; then
@@ -57,19 +60,31 @@ for mode in method,loop method,loop,context; do
         -L"$libdir" -lshim -Wl,-rpath,"$libdir"
 done
 
+skipped= # the parts whose failed runs were the machine's load's (busy.py)
+busy() { # PROFILE [TRUTH]: 0 (and a line saying so) where the machine was too busy
+    python3 "$src/tests/fidelity/busy.py" "$@"
+}
+# failed NAME REAL: after a part's two runs failed; REAL 1 where a run failed on its own
+failed() {
+    [ "$2" -eq 1 ] && return 1
+    skipped="$skipped $1"
+    return 0
+}
+
 # twice NAME PROFILE TRUTH PROGRAM SECONDS CHECK [CHECK_ARGS...]: PROGRAM run at 2500
 # cycles (the shares are held to 2 points here, not the sampling cost) and
 # its profile checked by CHECK PROFILE TRUTH --pp 2 CHECK_ARGS, once more if that fails
 twice() {
-    name=$1 profile=$2 truth=$3 program=$4 seconds=$5 check=$6
+    name=$1 profile=$2 truth=$3 program=$4 seconds=$5 check=$6 real=0
     shift 6
     for attempt in 1 2; do
         rm -f "$profile" "$truth"
         SHIM_PERIOD=2500 SHIM_OUTPUT="$dir/$profile" SHIM_STRICT=1 "$program" "$seconds" "$truth"
         python3 "$src/tests/fidelity/$check" "$profile" "$truth" --pp 2 "$@" && return 0
+        busy "$profile" "$truth" || real=1
         [ "$attempt" -eq 1 ] && echo "$name: run $attempt failed; running once more"
     done
-    return 1
+    failed "$name" "$real"
 }
 
 twice walks profile.json truth.txt ./cct_walk 1.5 check_cct.py
@@ -112,11 +127,16 @@ views profile.json walks
 
 # nobody chose a period or the signals: the pass's defaults (paths too) give contexts from
 # stack walks, and the program writes the pass's signals, so the longer default period
+real=0
 for attempt in 1 2; do
     rm -f default.json
     SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_default 0.5 default_truth.txt
     python3 "$src/tests/fidelity/check_cct.py" default.json default_truth.txt --pp 5 && break
-    [ "$attempt" -eq 1 ] || exit 1
+    busy default.json default_truth.txt || real=1
+    if [ "$attempt" -eq 2 ]; then
+        failed default "$real"
+        break
+    fi
     echo "default: run $attempt failed; running once more"
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert d["paths"]["resolved"] > 0, d["paths"]; print("ok: and paths:", d["paths"]["resolved"], "periods resolved")' default.json
@@ -152,11 +172,22 @@ twice mixed_walk mixed_walk.json mixed_walk_truth.txt ./mixed_phases_method,loop
     check_functions.py
 
 # short functions: the same shares with and without the walk, at the default period
+real=0
 for attempt in 1 2; do
-    rm -f short.json short_walk.json
-    SHIM_OUTPUT="$dir/short.json" SHIM_STRICT=1 ./short_calls_method,loop 1
-    SHIM_OUTPUT="$dir/short_walk.json" SHIM_STRICT=1 ./short_calls_method,loop,context 1
-    python3 "$src/tests/fidelity/check_same_functions.py" short.json short_walk.json --pp 2 && exit 0
-    [ "$attempt" -eq 1 ] && echo "short calls: run $attempt failed; running once more"
+    rm -f short.json short_walk.json short_lost.txt short_walk_lost.txt
+    SHIM_OUTPUT="$dir/short.json" SHIM_STRICT=1 ./short_calls_method,loop 1 short_lost.txt
+    SHIM_OUTPUT="$dir/short_walk.json" SHIM_STRICT=1 ./short_calls_method,loop,context 1 \
+        short_walk_lost.txt
+    python3 "$src/tests/fidelity/check_same_functions.py" short.json short_walk.json --pp 2 &&
+        break
+    { busy short.json short_lost.txt || busy short_walk.json short_walk_lost.txt; } || real=1
+    if [ "$attempt" -eq 2 ]; then
+        failed "short calls" "$real"
+        break
+    fi
+    echo "short calls: run $attempt failed; running once more"
 done
-exit 1
+if [ -n "$skipped" ]; then
+    echo "skipped: the machine was too busy for the runs of:$skipped (every other part passed)"
+    exit 77
+fi

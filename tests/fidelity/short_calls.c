@@ -5,13 +5,16 @@
  * is the same but for the frame stores), each function's share of the samples must be
  * the same (run_cct_walk.sh, check_same_functions.py): a stack walk takes a cache miss
  * or two, during which such a function has often returned, and the sample must stay its
- * own. Usage: short_calls SECONDS
+ * own. Usage: short_calls SECONDS [LOST_FILE]: LOST_FILE gets the line "# lost-cpu F"
+ * (lost_cpu.h) for busy.py.
  */
 #include <shim.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "lost_cpu.h"
 
 static volatile unsigned sink;
 
@@ -45,19 +48,28 @@ __attribute__((noinline)) static void caller(unsigned n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: short_calls SECONDS\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: short_calls SECONDS [LOST_FILE]\n");
         return 2;
     }
     double seconds = atof(argv[1]);
     if (shim_start(NULL) != 0) return 1;
     struct timespec ts0, ts1;
+    struct lost_cpu lost;
+    lost_cpu_start(&lost);
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     do {
         caller(20000);
         clock_gettime(CLOCK_MONOTONIC, &ts1);
     } while ((double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9 <
              seconds);
+    double lost_share = lost_cpu_share(&lost);
     shim_stop();
+    if (argc == 3) {
+        FILE *f = fopen(argv[2], "w");
+        if (!f) return 1;
+        lost_cpu_write(f, lost_share);
+        return fclose(f) != 0;
+    }
     return 0;
 }
