@@ -2,7 +2,7 @@
 """compare_pairs.py -- what `shimview compare` marks between runs of one program.
 
     bench/compare_pairs.py [--build DIR] [--out DIR] [--pairs N] [--seconds S]
-                           [--planted ITEMS] [--group K] [--quiet PCT]
+                           [--planted ITEMS] [--group K] [--quiet PCT] [--no-count]
 
 Runs bench/planted_shift (the planted-phase demo) in interleaved triples of groups of K
 runs (default 1): A, B, A', where A and A' have the same settings and B plants more work
@@ -17,7 +17,15 @@ time). Then compares each pair with `shimview compare --csv` (with K > 1,
     change the program measured itself (its truth files) against the one shim saw;
   - in every pair, whether each phase's interval of the difference holds the difference
     the program measured itself (the truth, pooled over a group's runs as shim pools
-    them): the coverage a 95% interval should have.
+    them): the coverage a 95% interval should have;
+  - how many of A/A''s tags the program's own measurement would mark: its difference
+    between the two runs larger than the interval's half-width (the runs really differed);
+  - the program's own share of eval over runs not observed (SHIM_DISABLE=1, one per
+    triple, before it) against the observed A and A' runs: how much observing the program
+    moves it, and how much that varies from run to run.
+
+With --no-count the program stores no counter per item (planted_shift --no-count): its
+only signal is the phase word, stored three times a round.
 
 Before each triple it waits until the machine is quiet: the CPUs busy less than PCT% of a
 second (default 10) while nothing of this script runs, for up to a minute. Prints a line
@@ -30,20 +38,27 @@ import csv
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
 
 
-def run(build, out, name, seconds, eval_items):
-    """one run: its profile, and the truth as (samples-weighted) phase shares"""
+NO_COUNT = []  # ["--no-count"] with --no-count
+
+
+def run(build, out, name, seconds, eval_items, observed=True):
+    """one run: its profile, and the truth as (samples-weighted) phase shares; not observed
+    (SHIM_DISABLE=1): the truth only"""
     profile = os.path.join(out, name + ".json")
     truth = os.path.join(out, name + ".truth")
-    env = dict(os.environ, SHIM_OUTPUT=profile)
+    env = dict(os.environ, SHIM_OUTPUT=profile) if observed else dict(os.environ, SHIM_DISABLE="1")
     subprocess.run([os.path.join(build, "bench", "planted_shift"), "--seconds", str(seconds),
-                    "--eval-items", str(eval_items), "--truth", truth], env=env, check=True,
+                    "--eval-items", str(eval_items), "--truth", truth] + NO_COUNT, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     shares = dict((line.split()[0], float(line.split()[1])) for line in open(truth))
+    if not observed:
+        return shares
     p = json.load(open(profile))
     return profile, shares, p["samples"]["total"] - p["samples"]["interrupted"]
 
@@ -100,19 +115,25 @@ def main():
     ap.add_argument("--planted", type=int, default=65)
     ap.add_argument("--group", type=int, default=1)
     ap.add_argument("--quiet", type=float, default=10)
+    ap.add_argument("--no-count", action="store_true")
     a = ap.parse_args()
+    if a.no_count:
+        NO_COUNT.append("--no-count")
     out = a.out or os.path.join(a.build, "compare-pairs")
     os.makedirs(out, exist_ok=True)
     rows = []
-    same_tags = same_share = same_rate = planted_marked = held = checked = 0
+    same_tags = same_share = same_rate = planted_marked = held = checked = truth_marks = 0
+    own_unobserved, own_observed = [], []
     for i in range(a.pairs):
         quiet = wait_quiet(a.quiet / 100)
+        own_unobserved.append(run(a.build, out, "u%02d" % i, a.seconds, 60, False)["eval"])
         ga, gb, gc = [], [], []
         for k in range(a.group):  # interleaved: A, B, A' run by run
             ga.append(run(a.build, out, "a%02d-%d" % (i, k), a.seconds, 60))
             gb.append(run(a.build, out, "b%02d-%d" % (i, k), a.seconds, a.planted))
             gc.append(run(a.build, out, "c%02d-%d" % (i, k), a.seconds, 60))
         ta, tb, tc = group_truth(ga), group_truth(gb), group_truth(gc)
+        own_observed += [r[1]["eval"] for r in ga + gc]
         marks_s = marks_r = tags = 0
         for r in compare(a.build, ga, gc):
             if r["name"] == "other" or max(float(r["share_a"] or 0), float(r["share_b"] or 0)) < 0.01:
@@ -123,6 +144,9 @@ def main():
             c = covered(r, ta, tc)
             held += c is True
             checked += c is not None
+            if r["name"] in ta and r["share_diff_lo95"]:
+                half = (float(r["share_diff_hi95"]) - float(r["share_diff_lo95"])) / 2
+                truth_marks += abs(tc[r["name"]] - ta[r["name"]]) > half
         ab = compare(a.build, ga, gb)
         for r in ab:
             c = covered(r, ta, tb)
@@ -152,10 +176,18 @@ def main():
           "(%.1f%%); rates marked for %d (%.1f%%)" %
           (what, same_share, same_tags, 100 * same_share / max(1, same_tags), same_rate,
            100 * same_rate / max(1, same_tags)))
+    print("A/A': the program's own measurement differs by more than the interval's half-width "
+          "for %d of the %d tags" % (truth_marks, same_tags))
     print("A/B (eval planted %d items against 60): marked in %d of %d pairs" %
           (a.planted, planted_marked, a.pairs))
     print("intervals of the share difference holding the truth's difference: %d of %d (%.1f%%)" %
           (held, checked, 100 * held / max(1, checked)))
+    print("the program's own eval share: %.2f%% (SD %.3f pp over %d runs) not observed, %.2f%% "
+          "(SD %.3f pp over %d runs, %.2f%% to %.2f%%) observed" %
+          (100 * statistics.mean(own_unobserved), 100 * statistics.pstdev(own_unobserved),
+           len(own_unobserved), 100 * statistics.mean(own_observed),
+           100 * statistics.pstdev(own_observed), len(own_observed), 100 * min(own_observed),
+           100 * max(own_observed)))
     return 0
 
 

@@ -2,7 +2,7 @@
  * planted_shift.c -- the planted-phase demo (examples/phases.c) with one phase's share
  * moved on purpose, for measuring what `shimview compare` marks (bench/compare_pairs.py).
  *
- *     planted_shift [--seconds S] [--eval-items N] [--truth FILE]
+ *     planted_shift [--seconds S] [--eval-items N] [--truth FILE] [--no-count]
  *
  * Three phases in a loop, as in the demo: parse (400 items of 60 iterations), eval (60
  * items of 700 iterations, or N with --eval-items) and emit (150 of 180); slot 0 says
@@ -10,7 +10,10 @@
  * by noise; --eval-items 65 instead of 60 plants about 2 percentage points more of the
  * time in eval (0.44 -> 0.46). The program measures its own phase shares with the TSC
  * and writes them (one line per phase: name, share) to FILE, so a comparison can be
- * held against the change that was really there.
+ * held against the change that was really there. --no-count leaves out the counter
+ * store per item: the observer's reads of that line cost the program time on its next
+ * store, more in some phases than others, by an amount that varies with the host's
+ * placement of the CPUs (bench/README.md, "Comparing runs").
  */
 #include <shim.h>
 
@@ -28,6 +31,7 @@ static int items[NPHASES] = {0, 400, 60, 150};
 static const int iterations[NPHASES] = {0, 60, 700, 180};
 static uint64_t state = 88172645463325252ull;
 static uint64_t cycles[NPHASES];
+static int count_items = 1;
 
 static void run_phase(int phase)
 {
@@ -39,7 +43,7 @@ static void run_phase(int phase)
             x ^= x >> 7;
             x ^= x << 17;
         }
-        SHIM_COUNT(ITEMS, 1);
+        if (count_items) SHIM_COUNT(ITEMS, 1);
     }
     state = x;
     cycles[phase] += __rdtsc() - start;
@@ -63,8 +67,12 @@ int main(int argc, char **argv)
             items[2] = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
             truth = argv[++i];
+        else if (!strcmp(argv[i], "--no-count"))
+            count_items = 0;
         else {
-            fprintf(stderr, "usage: %s [--seconds S] [--eval-items N] [--truth FILE]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--seconds S] [--eval-items N] [--truth FILE] [--no-count]\n",
+                    argv[0]);
             return 2;
         }
     }

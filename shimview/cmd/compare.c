@@ -442,7 +442,8 @@ static void print_notes(const struct match *m, const struct rate_pick *rp, size_
     printf("%s: the interval excludes 0. Tags are matched by name; the thread word is ignored.\n",
            SIGNIFICANT);
     printf("One run a side: %s says these two runs differ by more than their sampling explains.\n"
-           "Runs of one program differ by more than that (its layout, the machine's other work):\n"
+           "Runs of one program differ by more than that (its layout, the machine's other work,\n"
+           "the observer's reads of lines it writes, whose cost varies with the CPUs' placement):\n"
            "whether two builds or settings differ, compare several runs a side (--runs N).\n",
            SIGNIFICANT);
 }
