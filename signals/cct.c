@@ -942,6 +942,27 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
     frames_publish(s, fn, pub, 1);
 }
 
+/* A caller whose frame was not known when it was entered, learnt when a function it
+ * called returns: a function entered before its thread's stack bounds were (main, which
+ * starts shim) publishes frame 0 and its samples get no chain. The exiting function's
+ * frame xfp holds the caller's saved frame pointer, or is the caller's own frame where
+ * the exiting function was inlined into it: whichever lies inside the stack with the
+ * caller's call site above it is the caller's frame from here on. Code without frame
+ * pointers passes neither test (its frame pointer register is its caller's, whose return
+ * address is not its call site), and keeps frame 0. */
+COLD_READS_FRAMES void frames_learn(struct cct_fstack *s, struct cct_fent *t, uint64_t xfp)
+{
+    if (xfp - s->lo >= s->span || (xfp & 7)) return; /* span 0: bounds not known yet */
+    uint64_t f = xfp;
+    if (!frame_checks_out(s, f, t->site)) {
+        f = ((const uint64_t *)(uintptr_t)xfp)[0];
+        if (!frame_checks_out(s, f, t->site)) return;
+    }
+    /* the entry below at the same frame: this one runs inlined into its function */
+    uint64_t pub = f | (t[-1].fp == f ? shim_frame_mark(t->site) : 0);
+    fent_write(t, t->fn, f, t->site, pub);
+}
+
 /* An exit whose function is not the top one's (entered before the hooks ran, or past
  * the stack's capacity), or where frames were left by a longjmp: those below the
  * exiting function's frame `xfp`. It publishes the pair left on top. */
@@ -1002,6 +1023,7 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
     if (__builtin_expect(t->fn == fn && t->fp == xfp, 1) || (t->fn == fn && !t->fp)) {
         s->top = --t;
         SIGNAL_FENCE(); /* popped before the caller is published */
+        if (__builtin_expect(!t->pub && t->fn, 0)) frames_learn(s, t, xfp);
         frames_publish(s, t->fn, t->pub, 0);
     } else {
         frames_exit_slow(s, fn, xfp);

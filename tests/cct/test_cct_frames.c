@@ -8,6 +8,7 @@
  */
 #include "cct_check.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/time.h>
@@ -233,6 +234,43 @@ static void a_storm_of_instrumented_signal_handlers(void **state)
     check_published(a_storm_of_instrumented_signal_handlers, FRAME());
 }
 
+/* A function entered before its thread's stack bounds were known (main, which starts
+ * shim; here a thread's first function, entered before it attaches its block) publishes
+ * frame 0, and the walk gives its samples no chain; a call it makes that returns
+ * publishes its frame from then on (frames_learn). */
+static int unknown_before, unknown_learnt, unknown_kept;
+
+static NOINLINE int plain_leaf(int x)
+{
+    return x * 3 + 1;
+}
+
+static NOINLINE void *entered_unknown(void *arg)
+{
+    (void)arg;
+    struct shim_block *b = signal_block_acquire();
+    if (!b) return NULL;
+    signal_block_attach(b);
+    unknown_before = published_is(FN(entered_unknown), 0);
+    sink = plain_leaf(sink);
+    unknown_learnt = published_is(FN(entered_unknown), FRAME());
+    sink = plain_leaf(sink);
+    unknown_kept = published_is(FN(entered_unknown), FRAME());
+    signal_block_release();
+    return NULL;
+}
+
+static void a_frame_unknown_at_entry_is_learnt_when_a_call_returns(void **state)
+{
+    (void)state;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, entered_unknown, NULL), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(unknown_before); /* the premise: its frame was not known at entry */
+    assert_true(unknown_learnt);
+    assert_true(unknown_kept);
+}
+
 int main(void)
 {
     check_attach();
@@ -244,6 +282,7 @@ int main(void)
         cmocka_unit_test(frames_left_by_a_longjmp_are_dropped),
         cmocka_unit_test(an_inlined_function_left_by_a_longjmp_is_dropped),
         cmocka_unit_test(a_storm_of_instrumented_signal_handlers),
+        cmocka_unit_test(a_frame_unknown_at_entry_is_learnt_when_a_call_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
