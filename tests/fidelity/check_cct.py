@@ -13,6 +13,14 @@ and the program's own measurement does not see it); the truth is its own exclusi
 cycles over the loop's. Prints a table; exits 1 when a share is off by more
 than LIMIT percentage points (default 2), 2 when the files cannot be read.
 
+A profile whose contexts come from stack walks says how many walks lost their context
+(cct.walk: the thread left the frames while they were read; their functions are kept):
+those samples could be any context's, so a context may fall short of its share by that
+many points on top of LIMIT (with --vs, each profile's lost share widens the side it
+can move), and no more than --lost-max SHARE of the walks (default 0.06) may be lost.
+Where a cache miss is slow the walks take longer and lose more, most of them in the
+shortest frames (3.5% of cct_phases' walks, recurse 2.1 points short, on a 2-vCPU VM).
+
 Also checks that the function and the context of every sample were read together: the
 function a tag entry's slot 8 holds is the function of the context node its slot 9 names
 (the node's own function; rows 0 and 1 name none, and a function of 0 is a thread
@@ -89,6 +97,15 @@ def torn_report(profile):
     return int(t > 0)
 
 
+def lost_share(profile):
+    """(percent of the walks whose context was lost, walks) of a profile; (0, 0) without
+    walks"""
+    w = json.load(open(profile)).get("cct", {}).get("walk") or {}
+    walks = w.get("walks", 0)
+    lost = w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0)
+    return (100 * lost / walks if walks else 0.0), walks
+
+
 def pp_limit(argv, doc):
     """The --pp LIMIT of a checker's PROFILE TRUTH [--pp LIMIT] command line (default 2);
     None, having printed the usage, without PROFILE and TRUTH."""
@@ -109,22 +126,35 @@ def main(argv):
     except (OSError, ValueError, KeyError, IndexError) as e:
         print(f"check_cct: {e}")
         return 2
+    profiles = [argv[1]] + ([argv[argv.index("--vs") + 1]] if b is not None else [])
+    most = float(argv[argv.index("--lost-max") + 1]) if "--lost-max" in argv else 0.06
     bad = 0
+    lost = []
+    for f in profiles:
+        share, walks = lost_share(f)
+        lost.append(share)
+        if walks:
+            ok = share <= 100 * most
+            bad += not ok
+            print(f"{f}: {share:.2f}% of {walks} walks lost their context (at most "
+                  f"{100 * most:g}%) {'ok' if ok else 'FAIL'}")
     if b is None:
         print(f"{'context':<26} {'truth%':>8} {'shim%':>8}")
         for path, (t, s) in sorted(a.items()):
-            ok = abs(t - s) <= limit
+            ok = -limit - lost[0] <= s - t <= limit
             bad += not ok
             print(f"{path:<26} {t:8.2f} {s:8.2f} {'ok' if ok else 'FAIL'}")
     else:
         print(f"{'context':<26} {'truth%':>8} {'shim%':>8} {'truth2%':>8} {'shim2%':>8}")
         for path in sorted(set(a) | set(b)):
             (t1, s1), (t2, s2) = a.get(path, (0, 0)), b.get(path, (0, 0))
-            ok = abs((s1 - s2) - (t1 - t2)) <= limit
+            ok = -limit - lost[0] <= (s1 - s2) - (t1 - t2) <= limit + lost[1]
             bad += not ok
             print(f"{path:<26} {t1:8.2f} {s1:8.2f} {t2:8.2f} {s2:8.2f} {'ok' if ok else 'FAIL'}")
-    print(f"limit: {limit} pp")
-    for f in [argv[1]] + ([argv[argv.index("--vs") + 1]] if b is not None else []):
+    lost_text = ", ".join(f"{x:.2f}" for x in lost)
+    print(f"limit: {limit} pp" + (f"; below, {limit} pp and the lost share ({lost_text})"
+                                  if any(lost) else ""))
+    for f in profiles:
         bad += torn_report(f)
     return 1 if bad else 0
 
