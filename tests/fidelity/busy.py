@@ -34,9 +34,9 @@ def main():
         share = 1.0
     lost = lost_cpu(sys.argv[2]) if len(sys.argv) == 3 else 0.0
     if share < 1 - BUSY or lost > BUSY:
-        print("skipped: the program lost its CPU for %.0f%% of its time and the observer had "
+        print("busy: the program lost its CPU for %.0f%% of its time and the observer had "
               "%.0f%% of its own (another process ran): this run measures the machine's load, "
-              "not shim" % (100 * lost, 100 * share))
+              "not shim; it does not count" % (100 * lost, 100 * share))
         return 0
     return 1
 
