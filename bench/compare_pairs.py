@@ -19,7 +19,9 @@ time). Then compares each pair with `shimview compare --csv` (with K > 1,
     the program measured itself (the truth, pooled over a group's runs as shim pools
     them): the coverage a 95% interval should have;
   - how many of A/A''s tags the program's own measurement would mark: its difference
-    between the two runs larger than the interval's half-width (the runs really differed);
+    between the two runs larger than the interval's half-width (the runs really differed),
+    and for how many of them shim's mark agrees (marked by both, by shim only, by the
+    program's own difference only);
   - the program's own share of eval over runs not observed (SHIM_DISABLE=1, one per
     triple, before it) against the observed A and A' runs: how much observing the program
     moves it, and how much that varies from run to run.
@@ -123,6 +125,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     rows = []
     same_tags = same_share = same_rate = planted_marked = held = checked = truth_marks = 0
+    both = shim_only = truth_only = 0
     own_unobserved, own_observed = [], []
     for i in range(a.pairs):
         quiet = wait_quiet(a.quiet / 100)
@@ -146,7 +149,12 @@ def main():
             checked += c is not None
             if r["name"] in ta and r["share_diff_lo95"]:
                 half = (float(r["share_diff_hi95"]) - float(r["share_diff_lo95"])) / 2
-                truth_marks += abs(tc[r["name"]] - ta[r["name"]]) > half
+                real = abs(tc[r["name"]] - ta[r["name"]]) > half
+                marked = r["share_sig"] == "*"
+                truth_marks += real
+                both += real and marked
+                shim_only += marked and not real
+                truth_only += real and not marked
         ab = compare(a.build, ga, gb)
         for r in ab:
             c = covered(r, ta, tb)
@@ -177,16 +185,17 @@ def main():
           (what, same_share, same_tags, 100 * same_share / max(1, same_tags), same_rate,
            100 * same_rate / max(1, same_tags)))
     print("A/A': the program's own measurement differs by more than the interval's half-width "
-          "for %d of the %d tags" % (truth_marks, same_tags))
+          "for %d of the %d tags; marked by both %d, by shim only %d, by the program's own "
+          "difference only %d" % (truth_marks, same_tags, both, shim_only, truth_only))
     print("A/B (eval planted %d items against 60): marked in %d of %d pairs" %
           (a.planted, planted_marked, a.pairs))
     print("intervals of the share difference holding the truth's difference: %d of %d (%.1f%%)" %
           (held, checked, 100 * held / max(1, checked)))
     print("the program's own eval share: %.2f%% (SD %.3f pp over %d runs) not observed, %.2f%% "
           "(SD %.3f pp over %d runs, %.2f%% to %.2f%%) observed" %
-          (100 * statistics.mean(own_unobserved), 100 * statistics.pstdev(own_unobserved),
+          (100 * statistics.mean(own_unobserved), 100 * statistics.stdev(own_unobserved),
            len(own_unobserved), 100 * statistics.mean(own_observed),
-           100 * statistics.pstdev(own_observed), len(own_observed), 100 * min(own_observed),
+           100 * statistics.stdev(own_observed), len(own_observed), 100 * min(own_observed),
            100 * max(own_observed)))
     return 0
 

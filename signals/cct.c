@@ -944,22 +944,30 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
 
 /* A caller whose frame was not known when it was entered, learnt when a function it
  * called returns: a function entered before its thread's stack bounds were (main, which
- * starts shim) publishes frame 0 and its samples get no chain. The exiting function's
- * frame xfp holds the caller's saved frame pointer, or is the caller's own frame where
- * the exiting function was inlined into it: whichever lies inside the stack with the
- * caller's call site above it is the caller's frame from here on. Code without frame
- * pointers passes neither test (its frame pointer register is its caller's, whose return
- * address is not its call site), and keeps frame 0. */
-COLD_READS_FRAMES void frames_learn(struct cct_fstack *s, struct cct_fent *t, uint64_t xfp)
+ * starts shim) publishes frame 0 and its samples get no chain. The returning function
+ * `fn`'s frame xfp holds the caller's saved frame pointer, or is the caller's own frame
+ * where fn was inlined into it (never so for a function returning into a copy of itself:
+ * a recursive call from one call site has the caller's call site above its own frame
+ * too): whichever lies inside the stack with the caller's call site above it, and not
+ * below the frame of the entry under it (a longjmp's leftover, as left_below says), is
+ * the caller's frame from here on. Code without frame pointers passes neither test (its
+ * frame pointer register is its caller's, whose return address is not its call site),
+ * and keeps frame 0; frames_exit asks only when the returning function's own frame
+ * checked out. */
+COLD_READS_FRAMES void frames_learn(struct cct_fent *t, uint64_t fn, uint64_t xfp)
 {
+    const struct cct_fstack *s = cct_fs;
     if (xfp - s->lo >= s->span || (xfp & 7)) return; /* span 0: bounds not known yet */
     uint64_t f = xfp;
-    if (!frame_checks_out(s, f, t->site)) {
+    if (fn == t->fn || !frame_checks_out(s, f, t->site)) {
         f = ((const uint64_t *)(uintptr_t)xfp)[0];
         if (!frame_checks_out(s, f, t->site)) return;
     }
-    /* the entry below at the same frame: this one runs inlined into its function */
-    uint64_t pub = f | (t[-1].fp == f ? shim_frame_mark(t->site) : 0);
+    const struct cct_fent *below = t - 1;
+    if (below->fp && (below->fp < f || (below->fp == f && below->site != t->site))) return;
+    /* the entry below at the same frame, called from the same site: this one runs
+     * inlined into its function */
+    uint64_t pub = f | (below->fp == f ? shim_frame_mark(t->site) : 0);
     fent_write(t, t->fn, f, t->site, pub);
 }
 
@@ -985,7 +993,8 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: about 42 and 30 instructions, the call included, and the rest is left to the
+ * in an interpreter: about 42 and 34 instructions, the call included (4 of the exit's
+ * ask whether a caller's frame is to be learnt), and the rest is left to the
  * cold functions above through branches almost never taken (a branchless form would have each
  * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
  * and frame when the frame checks out (inside the stack the thread's block names, the word above it
@@ -1021,9 +1030,11 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
     if (s == NULL) return;
     struct cct_fent *t = s->top;
     if (__builtin_expect(t->fn == fn && t->fp == xfp, 1) || (t->fn == fn && !t->fp)) {
+        uint64_t framed = t->fp;
         s->top = --t;
         SIGNAL_FENCE(); /* popped before the caller is published */
-        if (__builtin_expect(!t->pub && t->fn, 0)) frames_learn(s, t, xfp);
+        /* a caller without a frame under a callee with one: learn it (rare) */
+        if (__builtin_expect(!t->pub && framed && t->fn, 0)) frames_learn(t, fn, xfp);
         frames_publish(s, t->fn, t->pub, 0);
     } else {
         frames_exit_slow(s, fn, xfp);

@@ -260,6 +260,35 @@ static NOINLINE void *entered_unknown(void *arg)
     return NULL;
 }
 
+/* The same for a recursion entered before, from one call site: each level learns its
+ * own frame, not the one of the copy that returned into it (which the same call site is
+ * above too). */
+static int recursive_wrong, recursive_levels;
+
+static NOINLINE void recurse_unknown(int n)
+{
+    if (n == 0) {
+        struct shim_block *b = signal_block_acquire();
+        if (!b) return;
+        signal_block_attach(b);
+        sink = plain_leaf(sink);
+        recursive_wrong += !published_is(FN(recurse_unknown), FRAME());
+        recursive_levels++;
+        return;
+    }
+    recurse_unknown(n - 1);
+    recursive_wrong += !published_is(FN(recurse_unknown), FRAME());
+    recursive_levels++;
+}
+
+static NOINLINE void *entered_unknown_recursive(void *arg)
+{
+    (void)arg;
+    recurse_unknown(3);
+    signal_block_release();
+    return NULL;
+}
+
 static void a_frame_unknown_at_entry_is_learnt_when_a_call_returns(void **state)
 {
     (void)state;
@@ -269,6 +298,10 @@ static void a_frame_unknown_at_entry_is_learnt_when_a_call_returns(void **state)
     assert_true(unknown_before); /* the premise: its frame was not known at entry */
     assert_true(unknown_learnt);
     assert_true(unknown_kept);
+    assert_int_equal(pthread_create(&t, NULL, entered_unknown_recursive, NULL), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(recursive_levels, 4);
+    assert_int_equal(recursive_wrong, 0);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""check_cct.py PROFILE TRUTH [--pp LIMIT] [--vs PROFILE2 TRUTH2]: each planted calling
-context's share of the time in shim's profile against the share the program measured
-itself with the TSC. With --vs, instead, the shares of two runs of the program (two
+"""check_cct.py PROFILE TRUTH [--pp LIMIT] [--lost-max SHARE] [--vs PROFILE2 TRUTH2]: each
+planted calling context's share of the time in shim's profile against the share the
+program measured itself with the TSC. With --vs, instead, the shares of two runs of the program (two
 builds: the hooks' contexts and the stack walks', say) against each other: each
 context's difference between the two profiles must be within LIMIT points of the
 difference between the two truths.
@@ -123,11 +123,11 @@ def main(argv):
         a = shares(argv[1], argv[2])
         b = shares(argv[argv.index("--vs") + 1], argv[argv.index("--vs") + 2]) \
             if "--vs" in argv else None
+        most = float(argv[argv.index("--lost-max") + 1]) if "--lost-max" in argv else 0.06
     except (OSError, ValueError, KeyError, IndexError) as e:
         print(f"check_cct: {e}")
         return 2
     profiles = [argv[1]] + ([argv[argv.index("--vs") + 1]] if b is not None else [])
-    most = float(argv[argv.index("--lost-max") + 1]) if "--lost-max" in argv else 0.06
     bad = 0
     lost = []
     for f in profiles:

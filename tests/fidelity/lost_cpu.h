@@ -1,7 +1,8 @@
 /*
  * lost_cpu.h -- how much of a stretch of its run a fidelity program's thread did not have
- * its CPU (another process ran there, or the host took the virtual CPU): the share of the
- * wall time that is not the thread's CPU time. The program writes it as the last line of
+ * its CPU (another process ran there; the host's own use of the virtual CPU too, where
+ * the kernel accounts it as steal time): the share of the wall time that is not the
+ * thread's CPU time. The program writes it as the last line of
  * its truth file, "# lost-cpu F", for busy.py: where the program lost over a tenth of its
  * time, a failed check says how busy the machine was, not how well shim measured. The
  * checkers pass over lines that start with '#'.

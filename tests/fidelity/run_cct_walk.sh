@@ -32,7 +32,7 @@
 set -eu
 if [ "$1" = --skip ]; then
     echo "skipped: $2"
-    exit 0
+    exit 77
 fi
 plugin=$1 clang=$2 src=$3 libdir=$4 dir=$5
 mkdir -p "$dir"
@@ -93,7 +93,10 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cct"]; assert c["so
 # against the walks': each context's difference within 2 points of the truths' difference
 hooks=$libdir/tests/cct_phases
 if [ -x "$hooks" ]; then
-    twice hooks hooks.json hooks_truth.txt "$hooks" 1.5 check_cct.py --vs profile.json truth.txt
+    case " $skipped " in
+    *" walks "*) echo "skipped: the hooks' comparison: the walks' own runs were the machine's load's" ;;
+    *) twice hooks hooks.json hooks_truth.txt "$hooks" 1.5 check_cct.py --vs profile.json truth.txt ;;
+    esac
 else
     echo "skipped: the hooks' comparison: no $hooks"
 fi
@@ -188,6 +191,6 @@ for attempt in 1 2; do
     echo "short calls: run $attempt failed; running once more"
 done
 if [ -n "$skipped" ]; then
-    echo "skipped: the machine was too busy for the runs of:$skipped (every other part passed)"
+    echo "skipped: the machine was too busy for the runs of:$skipped (the other parts passed or said why not)"
     exit 77
 fi

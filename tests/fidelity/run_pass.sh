@@ -12,7 +12,7 @@
 set -eu
 if [ "$1" = --skip ]; then
     echo "skipped: $2"
-    exit 0
+    exit 77
 fi
 plugin=$1 clang=$2 src=$3 libdir=$4 dir=$5
 mkdir -p "$dir"
