@@ -952,15 +952,17 @@ COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rb
  * below the frame of the entry under it (a longjmp's leftover, as left_below says), is
  * the caller's frame from here on. Code without frame pointers passes neither test (its
  * frame pointer register is its caller's, whose return address is not its call site),
- * and keeps frame 0; frames_exit asks only when the returning function's own frame
- * checked out. */
-COLD_READS_FRAMES void frames_learn(struct cct_fent *t, uint64_t fn, uint64_t xfp)
+ * and keeps frame 0. Learnt only where the returning function's own frame checked out
+ * (`framed`: `saved` is then the word at xfp, read by the hook while it was there), and
+ * not for the pair under every function. */
+COLD_READS_FRAMES void frames_learn(const struct cct_fstack *s, struct cct_fent *t, uint64_t fn,
+                                    uint64_t xfp, uint64_t framed, uint64_t saved)
 {
-    const struct cct_fstack *s = cct_fs;
+    if (!framed || !t->fn) return;
     if (xfp - s->lo >= s->span || (xfp & 7)) return; /* span 0: bounds not known yet */
     uint64_t f = xfp;
     if (fn == t->fn || !frame_checks_out(s, f, t->site)) {
-        f = ((const uint64_t *)(uintptr_t)xfp)[0];
+        f = saved;
         if (!frame_checks_out(s, f, t->site)) return;
     }
     const struct cct_fent *below = t - 1;
@@ -969,6 +971,16 @@ COLD_READS_FRAMES void frames_learn(struct cct_fent *t, uint64_t fn, uint64_t xf
      * inlined into its function */
     uint64_t pub = f | (below->fp == f ? shim_frame_mark(t->site) : 0);
     fent_write(t, t->fn, f, t->site, pub);
+}
+
+/* An exit back to a caller that publishes no frame (frames_exit's one test for it on its
+ * usual path): its frame learnt where it can be, then the caller published, as there. */
+COLD_READS_FRAMES void frames_exit_unframed(const struct cct_fstack *s, struct cct_fent *t,
+                                            uint64_t fn, uint64_t xfp, uint64_t framed,
+                                            uint64_t saved)
+{
+    frames_learn(s, t, fn, xfp, framed, saved);
+    frames_publish(s, t->fn, t->pub, 0);
 }
 
 /* An exit whose function is not the top one's (entered before the hooks ran, or past
@@ -993,7 +1005,7 @@ COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
 
 /*
  * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: about 42 and 34 instructions, the call included (4 of the exit's
+ * in an interpreter: about 42 and 32 instructions, the call included (2 of the exit's
  * ask whether a caller's frame is to be learnt), and the rest is left to the
  * cold functions above through branches almost never taken (a branchless form would have each
  * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
@@ -1033,9 +1045,13 @@ HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
         uint64_t framed = t->fp;
         s->top = --t;
         SIGNAL_FENCE(); /* popped before the caller is published */
-        /* a caller without a frame under a callee with one: learn it (rare) */
-        if (__builtin_expect(!t->pub && framed && t->fn, 0)) frames_learn(t, fn, xfp);
-        frames_publish(s, t->fn, t->pub, 0);
+        /* the word at xfp is read here: where gcc tail-calls the exit hook, xfp is the
+         * hook's own frame, which is gone once the hook jumps to the cold path */
+        if (__builtin_expect(!t->pub, 0))
+            frames_exit_unframed(s, t, fn, xfp, framed,
+                                 framed ? ((const uint64_t *)(uintptr_t)xfp)[0] : 0);
+        else
+            frames_publish(s, t->fn, t->pub, 0);
     } else {
         frames_exit_slow(s, fn, xfp);
     }

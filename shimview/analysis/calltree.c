@@ -189,7 +189,6 @@ static int counts_alloc(struct calltree *ct)
     return 0;
 }
 
-/* Each entry into its function's and its context's exclusive counts. */
 /* Whether f is on the path from the root to node of t's tree (never: no tree). */
 static int on_path(const struct profile_cct_thread *t, size_t node,
                    const struct profile_function *f)
@@ -199,6 +198,7 @@ static int on_path(const struct profile_cct_thread *t, size_t node,
     return 0;
 }
 
+/* Each entry into its function's and its context's exclusive counts. */
 static void add_entries(struct calltree *ct)
 {
     const struct profile *p = ct->p;

@@ -130,19 +130,23 @@ void stats_format_estimate(double value, double ci, char *v, char *c, size_t len
     int has_ci = isfinite(ci) && ci > 0;
     if (!isfinite(value) || fabs(value) >= 1e9 || (has_ci && ci >= 1e9)) {
         snprintf(v, len, "%.4g", value);
-        snprintf(c, len, has_ci ? "± %.2g" : isnan(ci) ? "± -" : "± 0", ci);
+        snprintf(c, len,
+                 has_ci      ? STATS_PLUS_MINUS "%.2g"
+                 : isnan(ci) ? STATS_PLUS_MINUS "-"
+                             : STATS_PLUS_MINUS "0",
+                 ci);
         return;
     }
     if (!has_ci) {
         stats_format_value(value, v, len);
-        snprintf(c, len, isnan(ci) || ci < 0 ? "± -" : "± 0");
+        snprintf(c, len, isnan(ci) || ci < 0 ? STATS_PLUS_MINUS "-" : STATS_PLUS_MINUS "0");
         return;
     }
     double mag = fmax(fabs(value), ci); /* a value far inside its interval: the interval's */
     if (mag >= 1e-3) {
         int d = two_digits(ci, 9);
         snprintf(v, len, "%.*f", d, value);
-        snprintf(c, len, "± %.*f", d, ci);
+        snprintf(c, len, STATS_PLUS_MINUS "%.*f", d, ci);
         return;
     }
     int e = (int)floor(log10(mag)); /* one exponent for both, the value's */
@@ -152,7 +156,7 @@ void stats_format_estimate(double value, double ci, char *v, char *c, size_t len
         snprintf(v, len, "0");
     else
         snprintf(v, len, "%.*fe%+03d", d, value / unit, e);
-    snprintf(c, len, "± %.*fe%+03d", d, ci / unit, e);
+    snprintf(c, len, STATS_PLUS_MINUS "%.*fe%+03d", d, ci / unit, e);
 }
 
 const char *stats_format_value(double v, char *buf, size_t len)

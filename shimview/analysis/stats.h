@@ -83,6 +83,7 @@ double stats_t95(double df);
  * 0.000000. Without an interval (ci NAN, or 0 or below 10^-9 of the value: rounding),
  * the value to four significant digits and "± -" or "± 0". */
 void stats_format_estimate(double value, double ci, char *v, char *c, size_t len);
+#define STATS_PLUS_MINUS "\xc2\xb1 " /* "± ", which starts stats_format_estimate's c */
 
 /* A value without an interval to four significant digits, scientific when small. */
 const char *stats_format_value(double v, char *buf, size_t len);

@@ -192,10 +192,8 @@ static void text_estimate(struct table *t, size_t c, const struct stats_pooled *
     if (share) {
         stats_format_estimate(100 * v, 100 * ci, a, b, sizeof a);
         table_set(t, c, "%s", stats_format_share(v, a, sizeof a));
-        if (v - ci < 0) {                 /* a share is not below 0: "+up, down to 0" */
-            const char *pm = "\xc2\xb1 "; /* "± " */
-            size_t skip = strlen(pm);
-            table_set(t, c + 1, "+%s, down to 0", strncmp(b, pm, skip) ? b : b + skip);
+        if (v - ci < 0) { /* a share is not below 0: "+up, down to 0" */
+            table_set(t, c + 1, "+%s, down to 0", b + strlen(STATS_PLUS_MINUS));
             return;
         }
     } else {

@@ -97,13 +97,10 @@ def torn_report(profile):
     return int(t > 0)
 
 
-def lost_share(profile):
-    """(percent of the walks whose context was lost, walks) of a profile; (0, 0) without
-    walks"""
-    w = json.load(open(profile)).get("cct", {}).get("walk") or {}
-    walks = w.get("walks", 0)
-    lost = w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0)
-    return (100 * lost / walks if walks else 0.0), walks
+def walks_lost(d):
+    """(walks whose context was lost, walks) of a loaded profile; (0, 0) without walks"""
+    w = d.get("cct", {}).get("walk") or {}
+    return w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0), w.get("walks", 0)
 
 
 def pp_limit(argv, doc):
@@ -131,7 +128,8 @@ def main(argv):
     bad = 0
     lost = []
     for f in profiles:
-        share, walks = lost_share(f)
+        n, walks = walks_lost(json.load(open(f)))
+        share = 100 * n / walks if walks else 0.0
         lost.append(share)
         if walks:
             ok = share <= 100 * most

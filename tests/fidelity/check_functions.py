@@ -70,12 +70,11 @@ def main(argv):
         bad += check_cct.torn_report(argv[1])
     if "--lost-max" in argv:
         most = float(argv[argv.index("--lost-max") + 1])
-        w = d.get("cct", {}).get("walk", {})
-        lost = w.get("unsteady", 0) + w.get("full", 0) + w.get("no_stack", 0)
-        share = lost / max(w.get("walks", 0), 1)
-        ok = share <= most and w.get("walks", 0) > 0
+        lost, walks = check_cct.walks_lost(d)
+        share = lost / max(walks, 1)
+        ok = share <= most and walks > 0
         bad += not ok
-        print(f"walks whose context was lost: {lost} of {w.get('walks', 0)} "
+        print(f"walks whose context was lost: {lost} of {walks} "
               f"({100 * share:.3f}%, at most {100 * most:g}%) {'ok' if ok else 'FAIL'}")
     return 1 if bad else 0
 
