@@ -9,8 +9,9 @@
  * that will really execute: after inlining, unrolling and CFG simplification. For each
  * function with a body it
  *   - stores shim_loop_stored(function, loop) into slot 10 at entry and after every call
- *     returns, and (the loop signal) on every edge that enters or leaves a loop, but
- *     not where another store or the return follows within a few instructions on every
+ *     that may have run the program's code returns (libraryLeaf: not after strlen), and
+ *     (the loop signal) on every edge that enters or leaves a loop, but not where
+ *     another store or the return follows within a few instructions on every
  *     path (dropCoveredLoopStores); the observer takes the function of slot 8 from it
  *     (signals/path.h), so slot 8 is not stored;
  *   - with the context signal, makes the function keep its frame pointer and stores its
@@ -40,6 +41,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -308,12 +310,35 @@ class Emitter
 
 /* ---- which calls and functions ---- */
 
-/* A call after whose return the signals are stored again: a real call that returns. */
-bool signalsAfter(const CallBase &call)
+/* A function of the C library that cannot run the program's code: one the target's
+ * library info knows by its name and type, called where it has its library meaning,
+ * whose memory attributes (inferred by the optimiser from that knowledge) say it
+ * touches only its arguments' memory or memory no code of the module can reach, or
+ * only reads. An instrumented function would write the thread's signal block, which is
+ * neither, so none runs inside such a call: the signals are the caller's when it
+ * returns, as they were during it. qsort, bsearch or atexit, which call back, have no
+ * such attribute; setjmp, which returns a second time from a longjmp, is left out by
+ * name. strlen, memcmp, malloc, realloc and free are the common ones. */
+bool libraryLeaf(const CallBase &call, const TargetLibraryInfo &tli)
+{
+    const Function *callee = call.getCalledFunction();
+    LibFunc lf;
+    if (!callee || !callee->isDeclaration() || call.isNoBuiltin() || !tli.getLibFunc(*callee, lf) ||
+        !tli.has(lf))
+        return false;
+    if (call.hasFnAttr(Attribute::ReturnsTwice)) return false;
+    return call.onlyReadsMemory() || call.onlyAccessesArgMemory() ||
+           call.onlyAccessesInaccessibleMemory() || call.onlyAccessesInaccessibleMemOrArgMem();
+}
+
+/* A call after whose return the signals are stored again: a real call that returns
+ * and may have run instrumented code. */
+bool signalsAfter(const CallBase &call, const TargetLibraryInfo &tli)
 {
     if (call.isInlineAsm() || call.doesNotReturn()) return false;
     const Function *callee = call.getCalledFunction();
-    return !(callee && callee->isIntrinsic());
+    if (callee && callee->isIntrinsic()) return false;
+    return !libraryLeaf(call, tli);
 }
 
 /* A call that may take time or store signals: not an intrinsic that compiles to a few
@@ -370,8 +395,9 @@ bool skipFunction(const Function &f)
 class FunctionInstrumenter
 {
   public:
-    FunctionInstrumenter(Function &f, const Config &cfg, Emitter &emit, StringRef file)
-        : f(f), cfg(cfg), emit(emit), file(file), dt(f), li(dt)
+    FunctionInstrumenter(Function &f, const Config &cfg, Emitter &emit, StringRef file,
+                         const TargetLibraryInfo &tli)
+        : f(f), cfg(cfg), emit(emit), file(file), tli(tli), dt(f), li(dt)
     {
     }
 
@@ -687,7 +713,7 @@ class FunctionInstrumenter
         for (BasicBlock *bb : blocks)
             for (Instruction &i : *bb)
                 if (auto *call = dyn_cast<CallInst>(&i))
-                    if (signalsAfter(*call) && !inTailPosition(*call)) calls.push_back(call);
+                    if (signalsAfter(*call, tli) && !inTailPosition(*call)) calls.push_back(call);
 
         BasicBlock &entry = f.getEntryBlock();
         IRBuilder<> b(&entry, entry.begin());
@@ -768,7 +794,7 @@ class FunctionInstrumenter
         BasicBlock *from = blocks[u], *to = blocks[v];
         Instruction *term = from->getTerminator();
         auto *invoke = dyn_cast<InvokeInst>(term);
-        bool postCall = invoke && invoke->getNormalDest() == to && signalsAfter(*invoke) &&
+        bool postCall = invoke && invoke->getNormalDest() == to && signalsAfter(*invoke, tli) &&
                         (cfg.method || cfg.loop || cfg.context);
         /* a back edge within one loop changes nothing: the value is already that loop's
          * (its body's inner loops store it on their exits, its calls after they return);
@@ -829,6 +855,7 @@ class FunctionInstrumenter
     const Config &cfg;
     Emitter &emit;
     StringRef file;
+    const TargetLibraryInfo &tli;
     DominatorTree dt;
     LoopInfo li;
 
@@ -852,7 +879,7 @@ class FunctionInstrumenter
 /* ---- the pass ---- */
 
 struct ShimPass : PassInfoMixin<ShimPass> {
-    PreservedAnalyses run(Module &m, ModuleAnalysisManager &)
+    PreservedAnalyses run(Module &m, ModuleAnalysisManager &mam)
     {
         Config cfg = readConfig();
         if (!cfg.any()) return PreservedAnalyses::all();
@@ -862,8 +889,11 @@ struct ShimPass : PassInfoMixin<ShimPass> {
         if (todo.empty()) return PreservedAnalyses::all();
         Emitter emit(m);
         std::string file = m.getSourceFileName();
+        FunctionAnalysisManager &fam =
+            mam.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
         for (Function *f : todo)
-            FunctionInstrumenter(*f, cfg, emit, file).run();
+            FunctionInstrumenter(*f, cfg, emit, file, fam.getResult<TargetLibraryAnalysis>(*f))
+                .run();
         if (cfg.context) emit.markContexts();
         if (cfg.verify && verifyModule(m, &errs()))
             errs() << "shim-pass: VERIFY FAILED " << file << ": the module is not valid IR\n";

@@ -144,6 +144,44 @@ for mode in method,context method,loop,context; do
     done
 done
 
+# no store after a call of the C library that cannot run the program's code (its
+# memory attributes, inferred by the optimiser, say so): strlen, malloc, memcpy, free;
+# a store after one that calls back (qsort), after setjmp (a longjmp returns there from
+# code that stored its own signals) and after the program's own functions. At -O0 only
+# what clang itself marks is known (strlen is a pure builtin; memcpy is an intrinsic).
+cat >libcalls.c <<'EOC'
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+void g(void *);
+int cmp(const void *, const void *);
+void library_calls(const char *s, int *v, jmp_buf jb)
+{
+    size_t n = strlen(s);
+    g(v);
+    qsort(v, n, sizeof *v, cmp);
+    if (setjmp(jb)) return;
+    int *p = malloc(n * sizeof *v);
+    memcpy(p, v, n * sizeof *v);
+    g(p);
+    free(p);
+    g(0);
+}
+EOC
+for o in -O0 -O1 -O2; do
+    SHIM_PASS=method,loop pass_cc libcalls$o.o libcalls.c $o
+    seq=$(objdump -dr --no-show-raw-insn libcalls$o.o |
+        awk '$2 == "<library_calls>:" {on = 1; next} on && /^$/ {exit}
+             on && $2 == "mov" && $3 ~ /,0x50\(%/ {printf "store "}
+             on && /R_X86_64_PLT32/ {s = $3; sub(/-0x4$/, "", s); printf "%s ", s}')
+    case $o in
+    -O0) want="store strlen g store qsort store _setjmp store malloc store memcpy g store free store g store " ;;
+    *) want="store strlen g store qsort store _setjmp store malloc memcpy g store free g store " ;;
+    esac
+    expect "$o: stores after calls that may run the program's code, none after strlen, malloc, memcpy, free ($seq)" \
+        test "$seq" = "$want"
+done
+
 # the prototype of an encoded context (pcc): accepted without a word, and slot 12
 # (0x60(block)) stored around each call (before it and again after it returns)
 SHIM_PASS=method,pcc pass_cc pcc.o order.c -O1 2>pcc.err
