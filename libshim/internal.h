@@ -89,7 +89,8 @@ struct shim_run {
     struct tsc_info tsc;
     struct host_info host;
     struct clock_pair start, end;
-    unsigned tag_slot[SHIM_TAG_SLOTS], n_tag_slots;             /* plan order */
+    double children_cpu_start;                      /* run_children_cpu() at the start */
+    unsigned tag_slot[SHIM_TAG_SLOTS], n_tag_slots; /* plan order */
     unsigned counter_slot[SHIM_COUNTER_SLOTS], n_counter_slots; /* plan order */
     struct run_counter counter[PROBE_MAX_COUNTERS];             /* the plan's readings */
     unsigned n_counters;
@@ -157,6 +158,12 @@ int run_going(void);
 
 /* Around fork(): the lock is held across it, given back in the parent and made anew in
  * the child (which then forgets the run: run_set_current(NULL)). */
+/* The CPU seconds of the programs this process started that ended and were waited for
+ * (getrusage's RUSAGE_CHILDREN, fork or vfork alike): less children_cpu_start, what they
+ * used while observed, which is not in the profile unless SHIM_AUTOSTART_CHILDREN=1. */
+double run_children_cpu(void);
+void run_observe_children(void); /* the constructor left them SHIM_AUTOSTART=1 */
+int run_children_observed(void);
 void run_fork_prepare(void);
 void run_fork_parent(void);
 void run_fork_child(void);

@@ -320,6 +320,7 @@ static int start_locked(const struct shim_config *cfg)
             rc = run_fail(SHIM_EINVAL, c->strict, "histogram %u:%g:%g cannot be built",
                           c->hist_buckets, c->hist_lo, c->hist_hi);
         clock_pair_take(&r->start);
+        r->children_cpu_start = run_children_cpu();
         params.seed = r->start.tsc ^ ((uint64_t)r->pid << 32);
         params.batch_origin = r->start.tsc; /* every observer's time batches line up */
         /* what the tables take at once: their first chunk and the histograms' pool (the
@@ -441,6 +442,8 @@ __attribute__((constructor)) static void autostart(void)
     if (!children || strcmp(children, "1") != 0) {
         drop_preload();
         unsetenv("SHIM_AUTOSTART");
+    } else {
+        run_observe_children(); /* they are observed, each on its own */
     }
     before_main = 1;
     shim_start(NULL); /* its own messages say what went wrong; the program runs on */
@@ -526,6 +529,14 @@ static const char *median_text(const struct loghist *h, char *buf, size_t len)
     return profile_bucket_text(v, ldexp(1.0, (int)floor(log2(v)) - h->sub_bits), buf, len);
 }
 
+/* Whether the programs a process started, unobserved, used enough CPU to be why its
+ * profile has no signal: a tenth of the run's time at least (a shell, make), not the odd
+ * `uname` of a popen. shimview's report asks the same of a profile. */
+static int children_matter(double children_cpu, double run_seconds)
+{
+    return children_cpu >= 0.01 && children_cpu >= 0.1 * run_seconds;
+}
+
 static void summary(const struct shim_run *r)
 {
     const struct observer_totals *t = &r->obs.totals;
@@ -542,7 +553,15 @@ static void summary(const struct shim_run *r)
         median_text(&r->obs.period, median, sizeof median),
         t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
         r->placement.relation);
-    if (no_signal_seen(&r->obs.tags))
+    double children = run_children_cpu() - r->children_cpu_start;
+    if (no_signal_seen(&r->obs.tags) && !run_children_observed() &&
+        children_matter(children, (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9))
+        say("shim: the program wrote no signal, so every sample is \"(before the first "
+            "signal)\"; the programs it started used %.2f s of CPU, not observed: shimrun "
+            "--children (SHIM_AUTOSTART_CHILDREN=1) observes them too, each writing its own "
+            "profile (%%p, the pid, in -o's name keeps them apart)\n",
+            children);
+    else if (no_signal_seen(&r->obs.tags))
         say("shim: the program wrote no signal, so every sample is \"(before the first "
             "signal)\": build it with -finstrument-functions, or clang's "
             "-fpass-plugin=$(pkg-config "

@@ -577,7 +577,7 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
              SHIM_VERSION_PATCH);
     json_t *root = json_pack(
         "{s:s, s:i, s:s, s:{s:o, s:o, s:I, s:o}, s:o, s:o, s:o,"
-        " s:{s:I, s:I, s:I}, s:o, s:o,"
+        " s:{s:I, s:I, s:I, s:f, s:b}, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I}},"
         " s:o, s:o, s:o, s:{s:o, s:f, s:o, s:I, s:I}, s:o}",
         "format", PROFILE_FORMAT_NAME, "version", PROFILE_FORMAT_VERSION_INLINE, "shim_version",
@@ -586,8 +586,10 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
         machine_json(r), "placement", placement_json(r), "run", "start_unix_ns",
         (json_int_t)r->start.real_ns, "duration_ns",
         (json_int_t)(r->end.mono_ns - r->start.mono_ns), "tsc_cycles",
-        (json_int_t)(o->last_tsc - o->first_tsc), "signals", signals, "rates", rates, "samples",
-        "total", (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",
+        (json_int_t)(o->last_tsc - o->first_tsc), "children_cpu_seconds",
+        fmax(0, run_children_cpu() - r->children_cpu_start), "children_observed",
+        run_children_observed(), "signals", signals, "rates", rates, "samples", "total",
+        (json_int_t)t->total, "interrupted", (json_int_t)t->interrupted, "max_period",
         (json_int_t)o->params.max_period, "rated", (json_int_t)t->rated, "kept",
         (json_int_t)t->kept, "discarded", (json_int_t)t->discarded, "thread_changes",
         (json_int_t)t->thread_changes, "straddled", (json_int_t)t->straddled, "other",

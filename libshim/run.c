@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "libshim/internal.h"
 
@@ -62,6 +63,26 @@ void run_set_current(struct shim_run *r)
 int run_going(void)
 {
     return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == RUNNING;
+}
+
+double run_children_cpu(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_CHILDREN, &u) != 0) return 0;
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+static int children_observed;
+
+void run_observe_children(void)
+{
+    children_observed = 1;
+}
+
+int run_children_observed(void)
+{
+    return children_observed;
 }
 
 void run_fork_prepare(void)

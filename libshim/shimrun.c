@@ -61,7 +61,7 @@ static const struct option_map {
     {"counters", "SLOTS", 0, "SHIM_COUNTERS", "counter slots to read"},
     {"strict", NULL, 0, "SHIM_STRICT", "exit 125 on any shim error instead of running on"},
     {"quiet", NULL, 'q', "SHIM_QUIET", "no summary line at exit"},
-    {"children", NULL, 0, "SHIM_AUTOSTART_CHILDREN", "observe the programs it starts too"},
+    {"children", NULL, 0, "SHIM_AUTOSTART_CHILDREN", "observe the programs it starts too (-o needs %p)"},
     {"sigint", NULL, 0, "SHIM_SIGINT", "write the profile on SIGINT (Ctrl-C) too"},
     {"snapshot", "SECONDS", 0, "SHIM_SNAPSHOT", "also write the profile so far every SECONDS"},
     {"snapshot-keep", "N", 0, "SHIM_SNAPSHOT_KEEP", "keep the last N snapshots as files too"},
@@ -96,6 +96,14 @@ static void usage(FILE *out)
             "  " SHIM_DOC_DIR "/compiler-pass.md: the pass\n"
             "  " SHIM_DOC_DIR "/calling-contexts.md: contexts, SHIM_HOOKS, periods\n",
             "-h, --help", "this text");
+}
+
+/* Whether an output pattern names each process's own file: it has %p (not %%p). */
+static int per_process(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++)
+        if (*p == '%' && (p[1] == 'p' || p[1] == '%') && *++p == 'p') return 1;
+    return 0;
 }
 
 /* libshim.so beside shimrun's own install (../lib...), or where the build put it. */
@@ -157,6 +165,15 @@ int main(int argc, char **argv)
     }
     if (optind >= argc) {
         fprintf(stderr, "shimrun: no program to run\nTry 'shimrun --help'.\n");
+        return EXIT_USAGE;
+    }
+    const char *children = getenv("SHIM_AUTOSTART_CHILDREN"), *out = getenv("SHIM_OUTPUT");
+    if (children && !strcmp(children, "1") && out && !per_process(out)) {
+        fprintf(stderr,
+                "shimrun: --children: every program observed writes its own profile, and the "
+                "output '%s' has no %%p (the pid) to keep them apart: each would replace the "
+                "last; give one with %%p, e.g. -o 'shim-%%e-%%p.json'\n",
+                out);
         return EXIT_USAGE;
     }
     char lib[PATH_MAX], preload[PATH_MAX + 4096];

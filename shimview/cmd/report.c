@@ -580,7 +580,9 @@ static int any_signal(const struct profile *p)
     return 0;
 }
 
-/* A profile with nothing to show says why, and what to do. */
+/* A profile with nothing to show says why, and what to do: where the programs it started
+ * used a tenth of the run's time or more, unobserved, that they were not observed (as the
+ * exit line says: lifecycle.c, children_matter). */
 static void print_advice(struct report_out *o, const struct profile *p)
 {
     if (p->samples.total == 0)
@@ -588,6 +590,14 @@ static void print_advice(struct report_out *o, const struct profile *p)
              "no samples: the run lasted %.1f ms, and ended before the observer's first sample "
              "(starting takes shim a few milliseconds) or within its first period",
              (double)p->run.duration_ns / 1e6);
+    else if (!any_signal(p) && !p->run.children_observed && p->run.children_cpu_seconds >= 0.01 &&
+             p->run.children_cpu_seconds >= 0.1 * (double)p->run.duration_ns * 1e-9)
+        fact(o, "note",
+             "the program wrote no signal, so every sample is \"%s\"; the programs it started "
+             "used %.2f s of CPU, not observed: shimrun --children (SHIM_AUTOSTART_CHILDREN=1) "
+             "observes them too, each writing its own profile (%%p, the pid, in -o's name keeps "
+             "them apart)",
+             TAG_VALUE_UNSET, p->run.children_cpu_seconds);
     else if (!any_signal(p))
         fact(o, "note",
              "the program wrote no signal, so every sample is \"%s\": build it with "

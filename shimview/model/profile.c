@@ -577,7 +577,10 @@ static int read_run(struct reader *r, const json_t *root, struct profile_run *ru
     if (member_object(r, root, "run", &o, &mark) ||
         member_u64(r, o, "start_unix_ns", &run->start_unix_ns) ||
         member_u64(r, o, "duration_ns", &run->duration_ns) ||
-        member_u64(r, o, "tsc_cycles", &run->tsc_cycles))
+        member_u64(r, o, "tsc_cycles", &run->tsc_cycles) ||
+        member_optional(r, o, "children_cpu_seconds", value_number, &run->children_cpu_seconds,
+                        NULL) ||
+        member_optional(r, o, "children_observed", value_bool, &run->children_observed, NULL))
         return -1;
     path_restore(r, mark);
     return 0;

@@ -326,6 +326,8 @@ struct profile_placement {
 
 struct profile_run {
     uint64_t start_unix_ns, duration_ns, tsc_cycles;
+    double children_cpu_seconds; /* of the programs it started, while observed; 0 if absent */
+    int children_observed;       /* whether those were observed (shimrun --children) */
 };
 
 struct profile_tag_slot {

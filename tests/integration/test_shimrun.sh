@@ -36,6 +36,19 @@ expect "closed stderr: the summary is still said" has err "shim: wrote e.json"
 "$shimrun" -o n.json "$bare" 0.1 >out 2>err
 expect "no signal: the summary says so, and what to do" has err "the program wrote no signal"
 expect "no signal: the report says so too" sh -c "\"$shimview\" report n.json | grep -q '^note .*wrote no signal'"
+expect "no signal, no programs started: the advice is how to build it" \
+    sh -c '! grep -q "programs it started" err && grep -q "fpass-plugin" err'
+expect "the profile says the programs it started used no CPU" json n.json \
+    "d['run']['children_cpu_seconds'] == 0 and d['run']['children_observed'] is False"
+# A shell observed in place of the program it runs (shimrun sh -c '...'): the program is
+# a child, not observed; the summary and the report say so, and what observes it.
+"$shimrun" -o sh.json -- sh -c "\"$bare\" 0.3; true" >out 2>err
+expect "a shell: the summary says its children ran unobserved, and names --children" \
+    sh -c 'grep -q "the programs it started used 0\.[0-9]* s of CPU, not observed: shimrun --children" err'
+expect "a shell: the profile has the children's CPU" json sh.json \
+    "d['run']['children_cpu_seconds'] > 0.15 and d['run']['children_observed'] is False"
+expect "a shell: the report says so too" \
+    sh -c "\"$shimview\" report sh.json | grep -q '^note .*programs it started used .*shimrun --children'"
 
 "$shimrun" --version >out 2>err
 expect "--version: its name, version and profile format, exit 0" \
@@ -63,6 +76,14 @@ expect "a child it starts is not observed" sh -c '[ $(ls c-*.json | wc -l) -eq 1
 rm -f c-*.json
 "$shimrun" --children -o 'c-%p.json' "$plain" spawn >out 2>err
 expect "--children: the child is observed too" sh -c '[ $(ls c-*.json | wc -l) -eq 2 ]'
+expect "--children: the profiles say the children were observed" \
+    sh -c 'for f in c-*.json; do python3 -c "import json,sys; sys.exit(not json.load(open(sys.argv[1]))[\"run\"][\"children_observed\"])" "$f" || exit 1; done'
+# one output file for every process would keep only the last to exit: refused
+for o in c.json 'c-%%p.json'; do
+    "$shimrun" --children -o "$o" "$plain" spawn >out 2>err
+    expect "--children -o $o (no %p): exit 2, the reason and a name that works" \
+        sh -c "[ $? -eq 2 ] && grep -q 'has no %p' err && grep -q -- \"-o 'shim-%e-%p.json'\" err && [ ! -s out ]"
+done
 
 # SIGINT: a program that installs its own handler only when it finds SIGINT at its
 # default action at main (as CPython does for KeyboardInterrupt) still finds it there,
