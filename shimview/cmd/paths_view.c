@@ -164,10 +164,10 @@ static void paths_heading(const struct profile *p)
            fmt_count(pp->overwritten, b, sizeof b), fmt_count(pp->ring, c, sizeof c),
            fmt_count(pp->pending, d, sizeof d));
     if (pp->pathless)
-        printf(",\n%s in functions without path numbering (an indirect branch, such as a "
-               "computed goto,\nmade the pass fall back), in code built without the pass, or "
-               "before the thread's first\ninstrumented function: 'shimview functions' and "
-               "'shimview loops' have them",
+        printf(",\n%s in functions without path numbering (too many paths, or an indirect "
+               "branch such as a\ncomputed goto, made the pass fall back: it says which at "
+               "build time), in code built\nwithout the pass, or before the thread's first "
+               "instrumented function: 'shimview functions'\nand 'shimview loops' have them",
                fmt_count(pp->pathless, e, sizeof e));
     printf("\n\n");
 }
