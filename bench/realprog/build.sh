@@ -32,15 +32,12 @@
 # The last line on stdout is the driver's path; on failure, one line on stderr says what
 # failed and where its log is.
 set -eu
-variant=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${2:-$root/build}
 upstream=${LIBXCRYPT_SOURCE:-/usr/src/libxcrypt}
 
 realprog=$here
 # shellcheck source=bench/realprog/variants.sh
-. "$here/variants.sh"
+. "$here/variants.sh" # variant, root and build, from the arguments
 variant_setup "usage: bench/realprog/build.sh plain|instrumented|clang-plain|clang-instrumented|pass-MODES [BUILD_DIR]"
 
 if [ ! -f "$upstream/lib/crypt.c" ] && [ -z "${LIBXCRYPT_SOURCE:-}" ]; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """bench/realprog/run.py -- what shim costs a real, call-heavy program.
 
-    bench/realprog/run.py [--quick] [--program libxcrypt|lua] [--pass MODES]... [--period CYCLES]
+    bench/realprog/run.py [--quick] [--program libxcrypt|lua|sqlite] [--pass MODES]... [--period CYCLES]
 
-Two programs nobody wrote for shim, each built from Debian's sources and never kept in
+Three programs nobody wrote for shim, each built from Debian's sources and never kept in
 this repository (PROGRAMS below):
 
   libxcrypt  (the default) Debian's libxcrypt-source, built by bench/realprog/build.sh
@@ -14,8 +14,12 @@ this repository (PROGRAMS below):
              bench/realprog/lua/build.sh into BUILD/realprog-lua/, driven by
              bench/realprog/lua/driver.c running bench/realprog/lua/workload.lua: a
              bytecode interpreter, call-dense (hundreds of millions of calls per second)
+  sqlite     SQLite 3, Debian's sqlite3 source package fetched and built by
+             bench/realprog/sqlite/build.sh into BUILD/realprog-sqlite/, driven by
+             bench/realprog/sqlite/driver.c: a database engine (SQL compiled to bytecode
+             for its virtual machine, B-trees, a sorter) running a fixed SQL workload
 
-Both are built in the variants of bench/realprog/variants.sh. For the program, in one
+Each is built in the variants of bench/realprog/variants.sh. For the program, in one
 run, interleaved, it times three configurations doing the same work for each compiler:
 
   plain          built by gcc with -O2
@@ -58,16 +62,16 @@ paths seen and how the periods found their paths. The checksums of these runs mu
 be equal too, and the build scripts check clang-plain's against plain's.
 
 Writes PROGRAM.csv and PROGRAM_pass.csv (realprog.csv and realprog_pass.csv for
-libxcrypt, lua.csv and lua_pass.csv for Lua; every run, the profile's figures on the
+libxcrypt, lua.csv and lua_pass.csv for Lua, sqlite.csv and sqlite_pass.csv for SQLite; every run, the profile's figures on the
 run they were read from) into bench/results/ (--quick: bench/results/quick/). bench/run
-runs both for both programs as its `realprog`, `realprog pass`, `lua` and `lua pass`
-steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
+runs both for every program as its `realprog`, `realprog pass`, `lua`, `lua pass`,
+`sqlite` and `sqlite pass` steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
 and the pass's plugin first (into SHIM_BENCH_BUILD, default build/). Each is skipped,
 with one line saying why, when the program's sources cannot be had or a build fails;
 the pass's, also when there is no clang of the pass's version or no plugin (the project builds it where
 clang/LLVM 14 to 19 are installed; SHIM_PASS_PLUGIN names another). --quick runs a short
 version (a build takes seconds from scratch, well under a second when nothing changed;
-Lua's first build also fetches its sources). --period CYCLES observes every run under
+the first builds of Lua and SQLite also fetch their sources). --period CYCLES observes every run under
 shimrun at that sample period (`shimrun -p`) instead of the default, and writes into
 bench/results/period-CYCLES/: one point of the observer's share against the period
 (docs/calling-contexts.md), M-observed over M-alone.
@@ -103,6 +107,12 @@ PROGRAMS = {
             "quick": {"iterations": 100, "runs": 3}, "step": "lua",
             "command": "bench/realprog/lua/driver workload.lua {n} (Lua 5.4: recursion, "
                        "methods, sorting with a Lua comparator, strings)"},
+    # An iteration is ~3-5 ms of SQL on the development machine: a full run ~1 s at -O2.
+    "sqlite": {"name": "SQLite", "build": os.path.join(HERE, "sqlite", "build.sh"), "args": [],
+               "full": {"iterations": 250, "runs": 7},
+               "quick": {"iterations": 20, "runs": 3}, "step": "sqlite",
+               "command": "bench/realprog/sqlite/driver {n} (SQLite 3: an in-memory table "
+                          "of 2,000 rows filled, grouped, sorted, joined and updated)"},
 }
 
 # Each compiler's three configurations; the first is the others' baseline.

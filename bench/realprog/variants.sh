@@ -1,8 +1,10 @@
 # variants.sh -- what every real program of bench/realprog is built with: the variants,
 # their compilers and flags, and the steps their build scripts share (bench/realprog/
-# build.sh for libxcrypt, bench/realprog/lua/build.sh for Lua). Sourced, not run: the
-# program's script sets variant, realprog (this directory), root and build first, then
-# calls variant_setup, and the helpers below as it needs them. One place for the variants,
+# build.sh for libxcrypt, bench/realprog/lua/build.sh for Lua,
+# bench/realprog/sqlite/build.sh for SQLite). Sourced, not run, by a script called as
+# `build.sh VARIANT [BUILD_DIR]`: the script sets realprog (this directory) first; sourcing
+# sets variant, root (the checkout) and build (BUILD_DIR, default build/ there) from its
+# arguments; the script then calls variant_setup, and the helpers below as it needs them. One place for the variants,
 # so that a new one (a new mode of the compiler pass) is added to every program at once.
 # shellcheck shell=sh disable=SC2154 # variant, realprog, build: the program script's
 #
@@ -32,6 +34,10 @@
 # every variant (default cc; for the clang variants the clang the plugin was built for,
 # which BUILD_DIR/shim.pc names as passclang, else clang: they must be of the plugin's
 # version, which runs inside it); CFLAGS_EXTRA is appended to every variant's flags.
+
+variant=${1:-}
+root=$(cd "$realprog/../.." && pwd)
+build=${2:-$root/build}
 
 fail() {
     echo "build.sh: $variant: $*" >&2
@@ -137,6 +143,66 @@ variant_link() {
             fail "building count_calls.so failed (log: $log)"
     fi
     return 0
+}
+
+# debian_source PACKAGE DIR MIRROR HINT: Debian's source package PACKAGE, fetched with
+# `apt-get source` (unpacked by dpkg-source, Debian's patches applied) into DIR, with a
+# source list, package lists and a cache of its own there, so that the machine's apt
+# configuration is neither needed nor changed: `deb-src MIRROR CODENAME main`, MIRROR
+# http://deb.debian.org/debian when empty, CODENAME this system's (bookworm on Debian
+# 12). Needs network access and dpkg-source (dpkg-dev, installed through
+# scripts/install-deps when missing and run as root). HINT, in the failure's line, says
+# how else to give the sources.
+debian_source() {
+    package=$1 apt=$2 mirror=${3:-http://deb.debian.org/debian} hint=$4
+    if ! command -v dpkg-source >/dev/null; then
+        "$root/scripts/install-deps" dpkg-dev >&2 || true
+    fi
+    command -v dpkg-source >/dev/null ||
+        fail "no dpkg-source to unpack Debian's $package sources (as root: apt-get install dpkg-dev)"
+    rm -rf "$apt"
+    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+    # shellcheck source=/dev/null # the system's
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $codename main" >"$apt/sources.list"
+    set -- -q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
+    {
+        apt-get "$@" update && (cd "$apt" && apt-get "$@" source "$package")
+    } >"$apt/fetch.log" 2>&1 ||
+        fail "fetching Debian's $package sources failed (log: $apt/fetch.log; $hint)"
+}
+
+# debian_tree PACKAGE MARKER GIVEN MIRROR HINT: sets scratch to BUILD_DIR/realprog-NAME
+# (NAME: PACKAGE's name without its version digits, as the program's scripts name it,
+# made here) and upstream to the source tree of Debian's PACKAGE: GIVEN (a tree the user
+# named, LUA_SOURCE or SQLITE_SOURCE) when not empty, else the one unpacked under
+# $scratch/fetch/PACKAGE-VERSION/ (with MARKER, a file of it), fetched by debian_source
+# the first time. Fails when the tree has no MARKER.
+debian_tree() {
+    package=$1 marker=$2 upstream=$3
+    scratch=$build/realprog-$(echo "$package" | sed 's/[0-9.]*$//')
+    mkdir -p "$scratch"
+    scratch=$(cd "$scratch" && pwd)
+    if [ -z "$upstream" ]; then
+        upstream=$(unpacked "$package" "$marker")
+        if [ -z "$upstream" ]; then
+            debian_source "$package" "$scratch/fetch" "$4" "$5"
+            upstream=$(unpacked "$package" "$marker")
+        fi
+    fi
+    [ -f "$upstream/$marker" ] || fail "no $package sources in ${upstream:-$scratch/fetch} (no $marker)"
+    upstream=$(cd "$upstream" && pwd)
+}
+
+# unpacked PACKAGE MARKER: the tree debian_source unpacked, if there is one.
+unpacked() {
+    for d in "$scratch/fetch/$1"-*/; do
+        if [ -f "$d$2" ]; then
+            echo "${d%/}"
+            return
+        fi
+    done
 }
 
 # checksum COMMAND...: the checksum a driver prints ("checksum HEX").

@@ -196,8 +196,11 @@ int pass_view_run(int argc, char **argv, const char *cmd, const char *usage, con
     } else if (loops ? !p->has_loop_slot : !p->has_paths) {
         fprintf(stderr,
                 "shimview: %s has no %s: build the program with the compiler pass's %s signal "
-                "(" SHIM_DOC_DIR "/compiler-pass.md)\n",
-                p->file, loops ? "loop signal (tag slot 10)" : "paths", loops ? "loop" : "path");
+                "(%s; " SHIM_DOC_DIR "/compiler-pass.md)\n",
+                p->file, loops ? "loop signal (tag slot 10)" : "paths", loops ? "loop" : "path",
+                loops ? "one of its defaults"
+                      : "not one of its defaults: SHIM_PASS=method,loop,path,context for the "
+                        "compiler");
         rc = EXIT_FILE_ERROR;
     } else if (o.rate) {
         rc = calltree_find_rate(p, o.rate, cmd, &rate);

@@ -17,12 +17,13 @@ fi
 plugin=$1 clang=$2 src=$3 libdir=$4 dir=$5
 mkdir -p "$dir"
 cd "$dir"
-"$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" "$src/tests/fidelity/pass_phases.c" \
-    -o pass_phases -L"$libdir" -lshim -Wl,-rpath,"$libdir"
+# the path signal is not among the pass's defaults: asked for
+SHIM_PASS=method,loop,path,context "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+    "$src/tests/fidelity/pass_phases.c" -o pass_phases -L"$libdir" -lshim -Wl,-rpath,"$libdir"
 # every function past SHIM_PASS_MAX_PATHS, as one whose indirect branches the pass cannot
 # number: its periods are the function's and loop's, not "overwritten" paths, and shimview
 # says why there are no paths
-SHIM_PASS_MAX_PATHS=1 "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+SHIM_PASS=method,loop,path,context SHIM_PASS_MAX_PATHS=1 "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
     "$src/tests/fidelity/pass_phases.c" -o pass_phases_pathless -L"$libdir" -lshim \
     -Wl,-rpath,"$libdir" 2>pathless.err
 grep -q "two_paths: .* paths (more than 1): method and loop signals only" pathless.err
@@ -39,7 +40,7 @@ if [ -x "$sv" ]; then
     grep -q "the pass numbered none of its functions' paths" pathless.paths.err
     echo "ok: without path numbering: the loops, and why no paths"
     # some functions numbered (other_loop: 4 paths), some not (two_paths: 12)
-    SHIM_PASS_MAX_PATHS=4 "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
+    SHIM_PASS=method,loop,path,context SHIM_PASS_MAX_PATHS=4 "$clang" -O2 -g -fpass-plugin="$plugin" -I"$src/include" \
         "$src/tests/fidelity/pass_phases.c" -o pass_phases_some -L"$libdir" -lshim \
         -Wl,-rpath,"$libdir" 2>/dev/null
     rm -f some.json

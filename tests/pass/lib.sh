@@ -13,7 +13,8 @@ if [ "${1:-}" = --skip ]; then
 fi
 
 # Compiles one source with the plugin: pass_cc OUT SOURCE FLAGS...
-# (the compiler's stderr, the pass's lines among it, goes to OUT.err)
+# (the compiler's stderr, the pass's lines among it, goes to OUT.err), with every signal
+# unless SHIM_PASS says otherwise: the path signal is not among the pass's defaults.
 pass_cc() {
     out=$1 source=$2
     shift 2
@@ -21,8 +22,8 @@ pass_cc() {
     *.cpp) compiler=$clangxx ;;
     *) compiler=$clang ;;
     esac
-    "$compiler" -fpass-plugin="$plugin" -I"$src/include" -I"$src" \
-        -I"$src/tests/pass" "$@" -c "$source" -o "$out" 2>"$out.err"
+    SHIM_PASS=${SHIM_PASS-method,loop,path,context} "$compiler" -fpass-plugin="$plugin" \
+        -I"$src/include" -I"$src" -I"$src/tests/pass" "$@" -c "$source" -o "$out" 2>"$out.err"
 }
 
 # For the tests that run programs built with the plugin: takes the arguments

@@ -48,6 +48,7 @@ EOC
 expect "builds with -fpass-plugin=\$(pkg-config --variable=passplugin shim)" test -x prog
 expect "and runs as it does without the plugin" sh -c "./prog >prog.out && ./plain >plain.out && cmp -s prog.out plain.out"
 expect "with a side table" sh -c "readelf -S prog | grep -q shim_sidetable"
-expect "and the thread-local signal pointers from libshim" \
-    sh -c "nm -D prog | grep -q shim_tls_block && nm -D prog | grep -q shim_tls_path_ring"
+expect "and the thread-local signal pointer from libshim" sh -c "nm -D prog | grep -q shim_tls_block"
+expect "the default signals: functions, loops and calling contexts, no path ring" \
+    sh -c "readelf -S prog | grep -q shim_contexts && ! nm -D prog | grep -q shim_tls_path_ring"
 finish

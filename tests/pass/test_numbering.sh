@@ -68,7 +68,8 @@ if [ -x "$opt" ]; then
     *) sed -e 's/\[[0-9]* x i8\*\]\*/ptr/g' -e 's/i8\*\*/ptr/g' -e 's/i8\*/ptr/g' \
         "$here/unsplittable.ll" >in/unsplittable.ll ;;
     esac
-    SHIM_PASS_VERIFY=1 "$opt" -load-pass-plugin="$plugin" -passes=shim-pass -S in/unsplittable.ll \
+    SHIM_PASS=method,loop,path,context SHIM_PASS_VERIFY=1 "$opt" -load-pass-plugin="$plugin" \
+        -passes=shim-pass -S in/unsplittable.ll \
         -o unsplittable.ll 2>unsplittable.err
     expect "opt -passes=shim-pass runs the pass" test -s unsplittable.ll
     expect "two unsplittable edges with paths: fallback, said at build time" \
@@ -88,8 +89,9 @@ int tiny(int x)
 EOC
 SHIM_PASS=bogus pass_cc bad1.o tiny.c -O1
 expect "SHIM_PASS=bogus: one line, defaults used" \
-    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path, context (and pcc, a prototype); using method,loop,path,context$"
-expect "SHIM_PASS=bogus: still compiled, with every signal" sh -c "nm bad1.o | grep -q shim_tls_path_ring"
+    has bad1.o.err "^shim-pass: SHIM_PASS=bogus: expected none or a comma-separated list of method, loop, path, context (and pcc, a prototype); using method,loop,context$"
+expect "SHIM_PASS=bogus: still compiled, with the default signals (no ring)" \
+    sh -c "nm bad1.o | grep -q 'U shim_tls_block' && ! nm bad1.o | grep -q shim_tls_path_ring"
 SHIM_PASS=method,none pass_cc bad2.o tiny.c -O1
 expect "SHIM_PASS=method,none: refused" has bad2.o.err "^shim-pass: SHIM_PASS=method,none: expected"
 for v in 12x 0 99999999999999999999 -5; do
@@ -101,6 +103,13 @@ SHIM_PASS_VERIFY=yes pass_cc badv.o tiny.c -O1
 expect "SHIM_PASS_VERIFY=yes: one line" has badv.o.err "^shim-pass: SHIM_PASS_VERIFY=yes: expected 0 or 1; using 0$"
 expect "SHIM_PASS_VERIFY=yes: no verification" sh -c "! grep -q verified badv.o.err"
 expect "bad settings: one line each, nothing else" test "$(cat bad1.o.err badv.o.err | wc -l)" -eq 2
+
+# the default, SHIM_PASS unset: functions, loops and calling contexts, no path ring
+(unset SHIM_PASS && "$clang" -fpass-plugin="$plugin" -I"$src/include" -O1 -c "$here/shapes.c" \
+    -o default.o 2>default.o.err)
+expect "no SHIM_PASS: the loop word and the frame stored, the contexts' section, no ring" \
+    sh -c "nm default.o | grep -q 'U shim_tls_block' && readelf -S default.o | grep -q shim_contexts && ! nm default.o | grep -q shim_tls_path_ring"
+expect "no SHIM_PASS: nothing said at build time" test ! -s default.o.err
 
 # subsets
 SHIM_PASS=none pass_cc none.o "$here/shapes.c" -O1

@@ -31,58 +31,15 @@
 # The last line on stdout is the driver's path; on failure, one line on stderr says what
 # failed and where its log is.
 set -eu
-variant=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
 realprog=$(dirname "$here")
-root=$(cd "$realprog/../.." && pwd)
-build=${2:-$root/build}
-
 # shellcheck source=bench/realprog/variants.sh
-. "$realprog/variants.sh"
+. "$realprog/variants.sh" # variant, root and build, from the arguments
 variant_setup "usage: bench/realprog/lua/build.sh plain|instrumented|clang-plain|clang-instrumented|pass-MODES [BUILD_DIR]"
 
-scratch=$build/realprog-lua
-mkdir -p "$scratch"
-scratch=$(cd "$scratch" && pwd)
-
-# fetch: Debian's lua5.4 source package, unpacked into $scratch/fetch/lua5.4-VERSION.
-fetch() {
-    if ! command -v dpkg-source >/dev/null; then
-        "$root/scripts/install-deps" dpkg-dev >&2 || true
-    fi
-    command -v dpkg-source >/dev/null ||
-        fail "no dpkg-source to unpack Debian's lua5.4 sources (as root: apt-get install dpkg-dev)"
-    apt=$scratch/fetch
-    rm -rf "$apt"
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    # shellcheck source=/dev/null # the system's
-    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${LUA_DEBIAN_MIRROR:-http://deb.debian.org/debian} $codename main" >"$apt/sources.list"
-    set -- -q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
-    {
-        apt-get "$@" update && (cd "$apt" && apt-get "$@" source lua5.4)
-    } >"$apt/fetch.log" 2>&1 ||
-        fail "fetching Debian's lua5.4 sources failed (log: $apt/fetch.log; LUA_SOURCE names an unpacked tree)"
-}
-
-# fetched: the tree fetch unpacked, if there is one.
-fetched() {
-    for d in "$scratch"/fetch/lua5.4-*/; do
-        if [ -f "${d}src/lvm.c" ]; then
-            echo "${d%/}"
-            return
-        fi
-    done
-}
-
-upstream=${LUA_SOURCE:-$(fetched)}
-if [ -z "$upstream" ]; then
-    fetch
-    upstream=$(fetched)
-fi
-[ -f "$upstream/src/lvm.c" ] || fail "no Lua sources in ${upstream:-$scratch/fetch} (no src/lvm.c)"
-src=$(cd "$upstream" && pwd)/src
+debian_tree lua5.4 src/lvm.c "${LUA_SOURCE:-}" "${LUA_DEBIAN_MIRROR:-}" \
+    "LUA_SOURCE names an unpacked tree"
+src=$upstream/src
 version=$(head -n 1 "$src/../debian/changelog" 2>/dev/null ||
     sed -n 's/^#define LUA_VERSION_RELEASE_N[[:space:]]*//p' "$src/lua.h")
 
