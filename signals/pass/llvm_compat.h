@@ -7,7 +7,8 @@
  *   - EHPersonalities.h moved from Analysis to IR in 17;
  *   - StringRef::startswith is deprecated in 18 (starts_with is new in 16);
  *   - the `or` constant expression is gone in 18, so a constant with disjoint bits is
- *     combined with `add`, which every version keeps.
+ *     combined with `add`, which every version keeps;
+ *   - Triple.h moved from ADT to TargetParser in 17.
  */
 #ifndef SHIM_PASS_LLVM_COMPAT_H
 #define SHIM_PASS_LLVM_COMPAT_H
@@ -19,7 +20,9 @@
 #include "llvm/IR/LLVMContext.h"
 #if LLVM_VERSION_MAJOR >= 17
 #include "llvm/IR/EHPersonalities.h"
+#include "llvm/TargetParser/Triple.h"
 #else
+#include "llvm/ADT/Triple.h"
 #include "llvm/Analysis/EHPersonalities.h"
 #endif
 

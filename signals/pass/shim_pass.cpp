@@ -24,9 +24,11 @@
  *     (sidetable.h), from which a path number is turned back into blocks and lines.
  *
  * Each signal is a load of an initial-exec thread-local pointer and a relaxed store,
- * the same two instructions SHIM_SIGNAL compiles to. The path sum lives in an alloca
- * while the pass places its updates on edges, and is then promoted to SSA form, so it
- * costs a register (and an add on the edges that carry a Val).
+ * the same two instructions SHIM_SIGNAL compiles to; on x86-64 the loop word's and the
+ * frame's are written as assembly that makes every value where it is stored
+ * (storeInAssembly: nothing kept in a callee-saved register for them). The path sum
+ * lives in an alloca while the pass places its updates on edges, and is then promoted
+ * to SSA form, so it costs a register (and an add on the edges that carry a Val).
  *
  * Numbering, side table and placement are all computed on the function as the
  * optimiser left it, before the pass changes anything; only then are edges that need
@@ -47,6 +49,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -178,7 +181,7 @@ class Emitter
   public:
     explicit Emitter(Module &m)
         : m(m), i8(Type::getInt8Ty(m.getContext())), i64(Type::getInt64Ty(m.getContext())),
-          i8ptr(compat::bytePointer(m.getContext()))
+          i8ptr(compat::bytePointer(m.getContext())), asmStores(storesInAssembly(m))
     {
     }
 
@@ -196,6 +199,7 @@ class Emitter
     {
         Value *word = loop ? loop : method;
         if (!word && !frame) return;
+        if (asmStores && word && storeInAssembly(b, word, frame != nullptr, entering)) return;
         Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
         if (frame && word) {
             Value *first = entering ? frame : word, *second = entering ? word : frame;
@@ -208,6 +212,60 @@ class Emitter
         if (frame)
             storeWord(b, block, tagOffset(SHIM_SLOT_FRAME), frame, AtomicOrdering::Monotonic);
         if (word) storeWord(b, block, tagOffset(SHIM_SLOT_LOOP), word, AtomicOrdering::Monotonic);
+    }
+
+    /* The stores of storeSignals as one piece of x86-64 assembly that makes every value
+     * where it stores it: the block pointer through the thread-local pointer's GOT entry,
+     * the loop word with a RIP-relative lea (and its top bits, for a loop from 16 on,
+     * with a movabs and an add), the frame from %rbp (the pass makes the function keep
+     * its frame pointer), in the order of the IR stores below, with scratch registers
+     * that a call clobbers anyway. As IR, the same stores give the code generator the
+     * block pointer's offset and the loop word as values it keeps in callee-saved
+     * registers across the function's calls, pushed and popped at every call of the
+     * function: on Lua 0.97 of the time with method,loop and 0.96 with
+     * method,loop,context (docs/compiler-pass.md). The assembly names the memory it
+     * writes to no one, as a relaxed store to a block only the observer reads needs;
+     * volatile, it stays between the calls it was put between. false, storing nothing,
+     * for a word that is not a function's address plus a constant. */
+    bool storeInAssembly(IRBuilder<> &b, Value *word, bool frame, bool entering)
+    {
+        auto *ce = dyn_cast<ConstantExpr>(word);
+        uint64_t top = 0;
+        if (ce && ce->getOpcode() == Instruction::Add) {
+            auto *c = dyn_cast<ConstantInt>(ce->getOperand(1));
+            if (!c) return false;
+            top = c->getZExtValue();
+            ce = dyn_cast<ConstantExpr>(ce->getOperand(0));
+        }
+        if (!ce || ce->getOpcode() != Instruction::PtrToInt) return false;
+        std::string w = "leaq ${0:P}(%rip), %rcx\n\t";
+        if (top) w += "movabsq $$" + std::to_string(top) + ", %rdx\n\taddq %rdx, %rcx\n\t";
+        w += "movq %rcx, " + std::to_string(tagOffset(SHIM_SLOT_LOOP)) + "(%rax)\n\t";
+        std::string fr =
+            frame ? "movq %rbp, " + std::to_string(tagOffset(SHIM_SLOT_FRAME)) + "(%rax)\n\t" : "";
+        std::string text = "movq shim_tls_block@GOTTPOFF(%rip), %rax\n\t"
+                           "movq %fs:(%rax), %rax\n\t" +
+                           (entering ? fr + w : w + fr);
+        Constant *at = ce->getOperand(0);
+        FunctionType *ft =
+            FunctionType::get(Type::getVoidTy(m.getContext()), {at->getType()}, false);
+        std::string clobbers = "i,~{rax},~{rcx}";
+        if (top) clobbers += ",~{rdx}";
+        clobbers += ",~{dirflag},~{fpsr},~{flags}";
+        b.CreateCall(ft, InlineAsm::get(ft, text, clobbers, /*hasSideEffects=*/true), {at});
+        return true;
+    }
+
+    /* Whether storeSignals writes assembly (storeInAssembly): for x86-64 ELF objects with
+     * 64-bit pointers and a code model in which code and data are within 2 GiB of each
+     * other (RIP-relative addresses); elsewhere the IR stores. */
+    static bool storesInAssembly(const Module &m)
+    {
+        Triple t(m.getTargetTriple());
+        auto cm = m.getCodeModel();
+        return t.getArch() == Triple::x86_64 && t.isOSBinFormatELF() &&
+               t.getEnvironment() != Triple::GNUX32 && m.getDataLayout().getPointerSize() == 8 &&
+               !(cm && (*cm == CodeModel::Large || *cm == CodeModel::Kernel));
     }
 
     /* The probabilistic calling context of Bond and McKinley (OOPSLA 2007) around one
@@ -309,6 +367,7 @@ class Emitter
 
     Module &m;
     Type *i8, *i64, *i8ptr;
+    bool asmStores; /* storesInAssembly */
 };
 
 /* ---- which calls and functions ---- */

@@ -191,6 +191,21 @@ for o in -O0 -O1 -O2; do
         test "$seq" = "$want"
 done
 
+# the stores made where they are stored (x86-64): the loop word by a RIP-relative lea into a
+# scratch register just before its store, the frame from %rbp, nothing kept for them in a
+# callee-saved register (pushed and popped at every call of the function)
+if [ "$(uname -m)" = x86_64 ]; then
+    for mode in method,loop method,loop,context; do
+        SHIM_PASS=$mode pass_cc made.o order.c -O2
+        made=$(objdump -d --no-show-raw-insn made.o |
+            awk '$2 == "<two_calls>:" {on = 1; next} on && /^$/ {exit}
+                 on && $3 ~ /,0x(50|58)\(%/ {printf "%s %s / ", prev, $3}
+                 on {prev = $3}')
+        expect "$mode: each store's value made just before it ($made)" \
+            sh -c 'echo "$0" | grep -Eq "^((0x[0-9a-f]+\(%rip\),%rcx %rcx,0x50\(%rax\)|[^ ]* %rbp,0x58\(%rax\)) / )+$"' "$made"
+    done
+fi
+
 # the prototype of an encoded context (pcc): accepted without a word, and slot 12
 # (0x60(block)) stored around each call (before it and again after it returns)
 SHIM_PASS=method,pcc pass_cc pcc.o order.c -O1 2>pcc.err
