@@ -156,14 +156,15 @@ void run_set_current(struct shim_run *r);
 /* Whether a run is going, read without the lock (async-signal-safe; a moment's view). */
 int run_going(void);
 
-/* Around fork(): the lock is held across it, given back in the parent and made anew in
- * the child (which then forgets the run: run_set_current(NULL)). */
 /* The CPU seconds of the programs this process started that ended and were waited for
  * (getrusage's RUSAGE_CHILDREN, fork or vfork alike): less children_cpu_start, what they
  * used while observed, which is not in the profile unless SHIM_AUTOSTART_CHILDREN=1. */
 double run_children_cpu(void);
 void run_observe_children(void); /* the constructor left them SHIM_AUTOSTART=1 */
 int run_children_observed(void);
+
+/* Around fork(): the lock is held across it, given back in the parent and made anew in
+ * the child (which then forgets the run: run_set_current(NULL)). */
 void run_fork_prepare(void);
 void run_fork_parent(void);
 void run_fork_child(void);

@@ -272,6 +272,8 @@ int interval_subtract(struct profile *after, const struct profile *before, char 
     after->run.tsc_cycles = after->run.tsc_cycles > before->run.tsc_cycles
                                 ? after->run.tsc_cycles - before->run.tsc_cycles
                                 : 0;
+    after->run.children_cpu_seconds =
+        fmax(0, after->run.children_cpu_seconds - before->run.children_cpu_seconds);
     rc = 0;
 done:
     keyed_free(ka, na);

@@ -53,6 +53,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -199,7 +200,14 @@ class Emitter
     {
         Value *word = loop ? loop : method;
         if (!word && !frame) return;
-        if (asmStores && word && storeInAssembly(b, word, frame != nullptr, entering)) return;
+        /* the entry's frame store stays IR: its use of the frame address keeps the
+         * prologue that makes %rbp the function's frame above it, which shrink-wrapping
+         * would otherwise move down past an %rbp the code generator cannot see in the
+         * assembly (the caller's frame published with the callee's word); after a call,
+         * the prologue has run */
+        if (asmStores && word && !(entering && frame) &&
+            storeInAssembly(b, word, frame != nullptr, entering))
+            return;
         Value *block = b.CreateAlignedLoad(i8ptr, tlsPointer("shim_tls_block"), Align(8));
         if (frame && word) {
             Value *first = entering ? frame : word, *second = entering ? word : frame;
@@ -238,6 +246,13 @@ class Emitter
             ce = dyn_cast<ConstantExpr>(ce->getOperand(0));
         }
         if (!ce || ce->getOpcode() != Instruction::PtrToInt) return false;
+        /* a RIP-relative lea needs the function in this object: not one that another
+         * object may take the place of (default visibility in a shared library), whose
+         * address is loaded from the GOT */
+        auto *fn = dyn_cast<GlobalValue>(ce->getOperand(0)->stripPointerCasts());
+        if (auto *gep = dyn_cast<GEPOperator>(ce->getOperand(0)))
+            fn = dyn_cast<GlobalValue>(gep->getPointerOperand()->stripPointerCasts());
+        if (!fn || !(fn->isDSOLocal() || fn->hasLocalLinkage())) return false;
         std::string w = "leaq ${0:P}(%rip), %rcx\n\t";
         if (top) w += "movabsq $$" + std::to_string(top) + ", %rdx\n\taddq %rdx, %rcx\n\t";
         w += "movq %rcx, " + std::to_string(tagOffset(SHIM_SLOT_LOOP)) + "(%rax)\n\t";
@@ -256,15 +271,17 @@ class Emitter
         return true;
     }
 
-    /* Whether storeSignals writes assembly (storeInAssembly): for x86-64 ELF objects with
-     * 64-bit pointers and a code model in which code and data are within 2 GiB of each
-     * other (RIP-relative addresses); elsewhere the IR stores. */
+    /* Whether storeSignals writes assembly (storeInAssembly): for x86-64 Linux (ELF, TLS
+     * through %fs, not Android's emulated TLS) with 64-bit pointers and a code model in
+     * which code and data are within 2 GiB of each other (RIP-relative addresses);
+     * elsewhere the IR stores. */
     static bool storesInAssembly(const Module &m)
     {
         Triple t(m.getTargetTriple());
         auto cm = m.getCodeModel();
-        return t.getArch() == Triple::x86_64 && t.isOSBinFormatELF() &&
-               t.getEnvironment() != Triple::GNUX32 && m.getDataLayout().getPointerSize() == 8 &&
+        return t.getArch() == Triple::x86_64 && t.isOSLinux() && !t.isAndroid() &&
+               t.isOSBinFormatELF() && t.getEnvironment() != Triple::GNUX32 &&
+               m.getDataLayout().getPointerSize() == 8 &&
                !(cm && (*cm == CodeModel::Large || *cm == CodeModel::Kernel));
     }
 
@@ -379,8 +396,10 @@ class Emitter
  * only reads. An instrumented function would write the thread's signal block, which is
  * neither, so none runs inside such a call: the signals are the caller's when it
  * returns, as they were during it. qsort, bsearch or atexit, which call back, have no
- * such attribute; setjmp, which returns a second time from a longjmp, is left out by
- * name. strlen, memcmp, malloc, realloc and free are the common ones. */
+ * such attribute; a function that returns twice (setjmp, which the library info does
+ * not list anyway) is left out by that attribute. strlen, memcmp, malloc, realloc and
+ * free are the common ones. An allocator of the program's own that takes malloc's place
+ * and is built with the pass leaves its signals standing after such a call returns. */
 bool libraryLeaf(const CallBase &call, const TargetLibraryInfo &tli)
 {
     const Function *callee = call.getCalledFunction();
