@@ -39,11 +39,14 @@ expect_python() {
     if msg=$(python3 "$@" 2>&1); then pass "$what"; else fail "$what: $msg"; fi
 }
 
-# tally FILE: count the "ok: ..." and "FAIL: ..." lines a python3 checker wrote to FILE.
+# tally FILE: count the "ok: ..." and "FAIL: ..." lines a python3 checker wrote to FILE;
+# "skipped: ..." lines (a part this machine cannot run, and why) are shown, not counted.
 tally() {
     while IFS= read -r line; do
         case $line in
         ok:*) pass "${line#ok: }" ;;
+        skipped:*) echo "$line" ;; # a part the machine cannot run (node), with its reason
+        "") ;;
         *) fail "${line#FAIL: }" ;;
         esac
     done <"$1"

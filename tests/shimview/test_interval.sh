@@ -96,7 +96,11 @@ else
 fi
 # on a terminal (script(1) gives it one): the screen cleared for each block, the keys
 # read, and 'q' ends it, while the program (here: nobody) keeps the snapshot as it is
-if command -v script >/dev/null 2>&1; then
+if ! command -v script >/dev/null 2>&1; then
+    pass "skipped: no script(1) to give top a terminal"
+elif ! script -qec true /dev/null >/dev/null 2>&1; then
+    pass "skipped: script(1) cannot open a terminal here (no /dev/pts?) to give top one"
+else
     rm -f "$F/tty.log"
     (
         i=0
@@ -114,8 +118,6 @@ if command -v script >/dev/null 2>&1; then
         fail "it clears the screen for its block: $(head -c 300 "$F/tty.log")"
     fi
     expect_in "$F/tty.log" "(q or Ctrl-C ends it)" "it says how to end it"
-else
-    pass "skipped: no script(1) to give top a terminal"
 fi
 run top --count 1 "$F/stage2.json"
 expect_status "top --count 1 on a snapshot" 0
