@@ -50,13 +50,17 @@ two configurations, M-alone (run alone: the stores go to libshim's dummy block a
 ring) and M-observed (under shimrun: the stores go to the observed block and ring,
 which the observer reads). By default:
 
-  method-loop-*       SHIM_PASS=method,loop: every function stores its address (slot 8)
-                      and its loop (slot 10)
-  method-loop-path-*  SHIM_PASS=method,loop,path: every completed Ball-Larus path is
-                      appended to the thread's ring too
+  method-loop-*               SHIM_PASS=method,loop: every function stores its loop word
+                              (slot 10: the function and its loop)
+  method-loop-context-*       SHIM_PASS=method,loop,context, the pass's defaults: its
+                              frame too (slot 11), from which the observer walks the stack
+  method-loop-path-context-*  every completed Ball-Larus path appended to the thread's
+                              ring too
+  method-loop-pcc-*           the encoded context's prototype instead of the frame
 
 with medians, ratios to clang-plain and the targets beside them (PASS_TARGETS: method
-and loop signals within 3%, path signals within 25%, alone and observed), and,
+and loop signals within 3%, contexts within 10% alone and 25% observed, path signals
+within 25%), and,
 from each observed configuration's last profile, the samples, the functions, loops and
 paths seen and how the periods found their paths. The checksums of these runs must all
 be equal too, and the build scripts check clang-plain's against plain's.
