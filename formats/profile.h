@@ -33,4 +33,13 @@ static inline const char *profile_bucket_text(double v, double width, char *buf,
     return buf;
 }
 
+/* Whether the programs a process started, unobserved, used enough CPU (run.children_cpu_
+ * seconds) to be why its profile has no signal: a tenth of the run's time at least (a
+ * shell, make), not the odd `uname` of a popen. The line shim prints at exit and
+ * shimview's report both ask it. */
+static inline int profile_children_matter(double children_cpu_seconds, double run_seconds)
+{
+    return children_cpu_seconds >= 0.01 && children_cpu_seconds >= 0.1 * run_seconds;
+}
+
 #endif /* SHIM_FORMATS_PROFILE_H */

@@ -157,9 +157,11 @@ void run_set_current(struct shim_run *r);
 int run_going(void);
 
 /* The CPU seconds of the programs this process started that ended and were waited for
- * (getrusage's RUSAGE_CHILDREN, fork or vfork alike): less children_cpu_start, what they
- * used while observed, which is not in the profile unless SHIM_AUTOSTART_CHILDREN=1. */
+ * (getrusage's RUSAGE_CHILDREN, fork or vfork alike), and of those since r started
+ * (children_cpu_start): what they used while observed, which is not in the profile unless
+ * SHIM_AUTOSTART_CHILDREN=1. */
 double run_children_cpu(void);
+double run_children_seconds(const struct shim_run *r);
 void run_observe_children(void); /* the constructor left them SHIM_AUTOSTART=1 */
 int run_children_observed(void);
 

@@ -529,14 +529,6 @@ static const char *median_text(const struct loghist *h, char *buf, size_t len)
     return profile_bucket_text(v, ldexp(1.0, (int)floor(log2(v)) - h->sub_bits), buf, len);
 }
 
-/* Whether the programs a process started, unobserved, used enough CPU to be why its
- * profile has no signal: a tenth of the run's time at least (a shell, make), not the odd
- * `uname` of a popen. shimview's report asks the same of a profile. */
-static int children_matter(double children_cpu, double run_seconds)
-{
-    return children_cpu >= 0.01 && children_cpu >= 0.1 * run_seconds;
-}
-
 static void summary(const struct shim_run *r)
 {
     const struct observer_totals *t = &r->obs.totals;
@@ -553,9 +545,9 @@ static void summary(const struct shim_run *r)
         median_text(&r->obs.period, median, sizeof median),
         t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
         r->placement.relation);
-    double children = run_children_cpu() - r->children_cpu_start;
+    double children = run_children_seconds(r);
     if (no_signal_seen(&r->obs.tags) && !run_children_observed() &&
-        children_matter(children, (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9))
+        profile_children_matter(children, (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9))
         say("shim: the program wrote no signal, so every sample is \"(before the first "
             "signal)\"; the programs it started used %.2f s of CPU, not observed: shimrun "
             "--children (SHIM_AUTOSTART_CHILDREN=1) observes them too, each writing its own "

@@ -7,6 +7,7 @@
  * (lifecycle.c, attach.c). The mutex is taken around fork so the child never inherits
  * it locked, and made anew in the child.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,11 @@ double run_children_cpu(void)
     if (getrusage(RUSAGE_CHILDREN, &u) != 0) return 0;
     return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
            (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double run_children_seconds(const struct shim_run *r)
+{
+    return fmax(0, run_children_cpu() - r->children_cpu_start);
 }
 
 static int children_observed;

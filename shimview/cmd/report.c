@@ -581,8 +581,7 @@ static int any_signal(const struct profile *p)
 }
 
 /* A profile with nothing to show says why, and what to do: where the programs it started
- * used a tenth of the run's time or more, unobserved, that they were not observed (as the
- * exit line says: lifecycle.c, children_matter). */
+ * used enough CPU unobserved (profile_children_matter, as the exit line asks), that. */
 static void print_advice(struct report_out *o, const struct profile *p)
 {
     if (p->samples.total == 0)
@@ -590,8 +589,9 @@ static void print_advice(struct report_out *o, const struct profile *p)
              "no samples: the run lasted %.1f ms, and ended before the observer's first sample "
              "(starting takes shim a few milliseconds) or within its first period",
              (double)p->run.duration_ns / 1e6);
-    else if (!any_signal(p) && !p->run.children_observed && p->run.children_cpu_seconds >= 0.01 &&
-             p->run.children_cpu_seconds >= 0.1 * (double)p->run.duration_ns * 1e-9)
+    else if (!any_signal(p) && !p->run.children_observed &&
+             profile_children_matter(p->run.children_cpu_seconds,
+                                     (double)p->run.duration_ns * 1e-9))
         fact(o, "note",
              "the program wrote no signal, so every sample is \"%s\"; the programs it started "
              "used %.2f s of CPU, not observed: shimrun --children (SHIM_AUTOSTART_CHILDREN=1) "

@@ -8,7 +8,7 @@
 #      shimview's functions, contexts, tree, folded and pprof of that profile read back
 #      (tests/shimview/check_cct.py); the same program built with the pass's defaults (no
 #      SHIM_PASS: functions, loops and contexts, no paths) gives contexts from stack walks
-#      at the default period, and shimview paths says how to get paths;
+#      at the default period;
 #   2. many_contexts.c built the same way: at least 100,000 distinct contexts kept, none
 #      in `other` (check_contexts.py);
 #   3. walk_threads.c: 800 threads that exit while their stacks are walked; the run ends
@@ -144,12 +144,6 @@ for attempt in 1 2; do
     echo "default: run $attempt failed; running once more"
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert "paths" not in d, d["paths"]; print("ok: and no paths")' default.json
-if "$libdir/shimview/shimview" paths default.json 2>default.paths.err; then
-    echo "FAIL: shimview paths of the defaults' profile succeeded"
-    exit 1
-fi
-grep -q "has no paths: .*not one of its defaults: SHIM_PASS=method,loop,path,context" default.paths.err
-echo "ok: shimview paths says how to get paths"
 views default.json default
 
 rm -f many.json

@@ -158,6 +158,8 @@ expect_in "$WORK/err" "has no loop signal" "loops: no loop signal is said"
 run paths "$GOOD"
 expect_status "paths: a profile without paths exits 1" 1
 expect_in "$WORK/err" "has no paths" "paths: no paths is said"
+expect_in "$WORK/err" "not one of its defaults: SHIM_PASS=method,loop,path,context" \
+    "paths: and how to get them (the pass's defaults have none)"
 for cmd in loops paths path; do
     run "$cmd" --help
     expect_status "$cmd --help" 0

@@ -21,10 +21,9 @@
 #include "../driver.h"
 #include "sqlite3.h"
 
-static const char *const setup =
-    "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL, d INTEGER);"
-    "CREATE INDEX tb ON t(b);"
-    "CREATE INDEX td ON t(d, c);";
+static const char *const setup = "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL, d INTEGER);"
+                                 "CREATE INDEX tb ON t(b);"
+                                 "CREATE INDEX td ON t(d, c);";
 
 /* ?1 in the first: the iteration, so that each fills the table with other keys */
 static const char *const work[] = {
