@@ -567,20 +567,35 @@ class FunctionInstrumenter
         return nullptr;
     }
 
-    enum class Walk { Through, Returns, Stopped };
+    enum class Walk { Through, Returns, Calls, Stopped };
 
     /* Counts block `bb`'s instructions off `left` (allocas, phis and debug records are
-     * free): Returns at a return, Stopped at a call or when `left` runs out, else
-     * Through, at its terminator. */
+     * free): Returns at a return, Calls at a call of a function that stores its own
+     * signals at entry (storesAtEntry), Stopped at any other call or when `left` runs
+     * out, else Through, at its terminator. */
     Walk walkBlock(const BasicBlock *bb, unsigned &left) const
     {
         for (const Instruction &i : *bb) {
             if (isa<AllocaInst>(i) || isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
             if (isa<ReturnInst>(i)) return Walk::Returns;
             if (i.isTerminator()) break;
-            if (isRealCall(i) || left-- == 0) return Walk::Stopped;
+            if (isRealCall(i))
+                return storesAtEntry(cast<CallBase>(i)) ? Walk::Calls : Walk::Stopped;
+            if (left-- == 0) return Walk::Stopped;
         }
         return Walk::Through;
+    }
+
+    /* Whether a call certainly runs a function that stores the signals at its entry: a
+     * direct call (not by invoke, whose unwind edge stores again anyway) of a function
+     * defined in this module that the pass instruments, which is the function's own
+     * store after the call returns (afterCall) too. */
+    static bool storesAtEntry(const CallBase &call)
+    {
+        const Function *callee = call.getCalledFunction();
+        if (!callee || callee->isDeclaration() || call.isInlineAsm() || !isa<CallInst>(call))
+            return false;
+        return callee->hasFnAttribute("shim-pass") || !skipFunction(*callee);
     }
 
     /* The edge by which the function enters its first loop, when that comes within
@@ -621,13 +636,14 @@ class FunctionInstrumenter
     }
 
     /* A loop store is left out when, from the top of its edge's target, every path
-     * comes within kShortCode instructions, and with no call, to a return (the
-     * caller's own store follows it) or to an edge whose loop store is kept: those few
-     * instructions count to a neighbouring loop of the same function instead (a loop
-     * just left on a short way out; an outer loop passed through on the way into an
-     * inner one). An edge whose store covers another's is kept for good, so that no
-     * stretch without a store is longer than kShortCode. Decided on the CFG as the
-     * optimiser left it. */
+     * comes within kShortCode instructions, and with no other call, to a return (the
+     * caller's own store follows it), to a call of a function that stores at its entry
+     * (storesAtEntry: this function stores again after it returns) or to an edge whose
+     * loop store is kept: those few instructions count to a neighbouring loop of the
+     * same function instead (a loop just left on a short way to a call or out; an
+     * outer loop passed through on the way into an inner one). An edge whose store
+     * covers another's is kept for good, so that no stretch without a store is longer
+     * than kShortCode. Decided on the CFG as the optimiser left it. */
     void dropCoveredLoopStores()
     {
         dropped.assign(blocks.size(), {});
@@ -650,13 +666,15 @@ class FunctionInstrumenter
         }
     }
 
-    /* Whether every path from the top of block `v` reaches a return or a kept loop
-     * store within `left` instructions with no call; `cover` collects those stores. */
+    /* Whether every path from the top of block `v` reaches a return, a call of a
+     * function that stores at entry or a kept loop store within `left` instructions
+     * with no other call; `cover` collects those stores. */
     bool soonStored(int v, unsigned left, int hops, std::vector<std::pair<int, size_t>> &cover)
     {
         if (hops > 8 || ++visits > 64) return false; /* a bound on the work, not only the depth */
         const BasicBlock *bb = blocks[v];
-        if (Walk w = walkBlock(bb, left); w != Walk::Through) return w == Walk::Returns;
+        if (Walk w = walkBlock(bb, left); w != Walk::Through)
+            return w == Walk::Returns || w == Walk::Calls;
         const Instruction *term = bb->getTerminator();
         if ((!isa<BranchInst>(term) && !isa<SwitchInst>(term)) || left == 0) return false;
         for (size_t k = 0; k < g.succ[v].size(); k++) {

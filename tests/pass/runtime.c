@@ -14,6 +14,8 @@
  *          enters within a few instructions of its entry is named from the entry on,
  *          and a loop left by a short way out of the function (a few instructions, no
  *          call, to the return) is still named there: the caller's own store follows;
+ *          so is a loop left by a short way to a call of an instrumented function,
+ *          which names itself at its entry (the caller's store follows the return);
  *   after a longjmp, slot 10 names the function whose setjmp returned again (the pass
  *          stores after setjmp as after any call), not the function that jumped;
  *   the ring holds each path work() completed, numbered 1, 2, ... in order, between
@@ -45,7 +47,7 @@ static struct shim_path_ring work_ring;
 static uint64_t leaf_method[2], leaf_loop[2];
 static uint64_t top_method[N], top_loop[N], after_method[N], after_loop[N], work_after_loop;
 static uint64_t outer_top[N], inner_after_call[N][M], outer_after_inner[N], nested_after_loop;
-static uint64_t at_entry, short_exit_after;
+static uint64_t at_entry, short_exit_after, short_call_before, short_call_after;
 
 __attribute__((noinline)) static int then_leaf(int i)
 {
@@ -113,6 +115,19 @@ __attribute__((noinline)) static int short_exit(int n)
     for (int i = 0; i < n; i++)
         s += else_leaf(i);
     short_exit_after = LOOP();
+    return s;
+}
+
+/* A loop left by a short way to a call of an instrumented function: nothing is
+ * stored between them; the store after the call's return names the function. */
+__attribute__((noinline)) static int short_to_call(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s = s * 3 + i;
+    short_call_before = LOOP();
+    s = then_leaf(s);
+    short_call_after = LOOP();
     return s;
 }
 
@@ -204,6 +219,7 @@ int main(int argc, char **argv)
     shim_tls_block = &block;
     int s = run_work() + nested(n_iterations, m_iterations) + catch_jump();
     s += starts_loop() + short_exit(n_iterations) + many_loops() + prefixed(n_iterations);
+    s += short_to_call(n_iterations);
 
     const void *w = (const void *)work, *t = (const void *)then_leaf;
     const void *e = (const void *)else_leaf, *nf = (const void *)nested;
@@ -228,6 +244,14 @@ int main(int argc, char **argv)
     expect("slot 10 at the entry of a function entering its loop at once", 0, at_entry,
            loop_signal(sl, 1));
     expect("slot 10 on a short way out after a loop", 0, short_exit_after, loop_signal(se, 1));
+    const void *sc = (const void *)short_to_call;
+    /* the optimiser may unroll the loop with a remainder loop: the way out is from one */
+    uint64_t before = shim_loop_canonical(short_call_before);
+    expect("the function on a short way from a loop to a call", 0, SHIM_LOOP_FN(before),
+           (uintptr_t)sc);
+    expect("slot 10 on a short way from a loop to a call: a loop", 0, SHIM_LOOP_NUMBER(before) >= 1,
+           1);
+    expect("slot 10 after that call returned", 0, short_call_after, loop_signal(sc, 0));
     const void *cj = (const void *)catch_jump;
     expect("the function in the function that jumps", 0, jumper_method,
            (uintptr_t)(const void *)jumper);
