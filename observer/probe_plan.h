@@ -168,12 +168,23 @@ static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
  * in h->last (the observer's own copy of the plan). */
 uint64_t probe_hw_read_fd(const struct probe_hw *h);
 
-static inline uint64_t probe_hw_read(const struct probe_hw *h)
+/* The observer's read of a counter with `read_pmc` for rdpmc (a parameter for the
+ * tests). A count rdpmc gave is kept in h->last too: the event may later leave its
+ * counter (index 0) while a read() fails, which must then give that count, not 0. */
+static inline uint64_t probe_hw_read_with(const struct probe_hw *h, pmc_reader read_pmc, void *ctx)
 {
     uint64_t count;
     if (h->read) return h->read(h);
-    if (probe_hw_rdpmc(h->page, rdpmc_reader, NULL, &count)) return count;
+    if (probe_hw_rdpmc(h->page, read_pmc, ctx, &count)) {
+        ((struct probe_hw *)(uintptr_t)h)->last = count; /* the observer's copy of the plan */
+        return count;
+    }
     return probe_hw_read_fd(h);
+}
+
+static inline uint64_t probe_hw_read(const struct probe_hw *h)
+{
+    return probe_hw_read_with(h, rdpmc_reader, NULL);
 }
 
 /* The observed thread's share of a core-wide delta: what the core counted minus what the

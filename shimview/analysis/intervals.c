@@ -136,10 +136,22 @@ struct interval interval_share(const struct profile *p, const struct profile_tag
     return (struct interval){v, fmax(0, v - h), fmin(1, v + h), df, INTERVAL_BATCHES};
 }
 
+/* No event in any kept period (every numerator 0): the rate is 0, and its interval goes
+ * from 0 up to the rate at which a Poisson count would show no event in sum_b 5% of the
+ * time (-ln 0.05, about 3 events: the "rule of three"), scaled by the design effect like
+ * the intervals of counts -- not the width 0 the periods' spread would give. */
+static struct interval zero_rate(const struct profile *p, size_t r, uint64_t n, double sum_b)
+{
+    double deff = p->deff_tuples && p->deff_rate ? p->deff_rate[r] : 1;
+    return (struct interval){0, 0, -log(0.05) * deff / sum_b, fmax(1, (double)n / deff - 1),
+                             p->deff_tuples ? INTERVAL_SCALED : INTERVAL_INDEPENDENT};
+}
+
 struct interval interval_rate_sums(const struct profile *p, size_t r, uint64_t n, double sum_a,
                                    double sum_b, double sum_aa, double sum_bb, double sum_ab)
 {
     if (n == 0 || !(sum_b > 0)) return none;
+    if (sum_a == 0 && sum_aa == 0) return zero_rate(p, r, n, sum_b);
     struct interval iv = {sum_a / sum_b, NAN, NAN, NAN, INTERVAL_NONE};
     double se = stats_ratio_se((double)n, sum_a, sum_b, sum_aa, sum_bb, sum_ab);
     if (isnan(se)) return iv;
@@ -157,6 +169,7 @@ struct interval interval_rate(const struct profile *p, const struct profile_tag 
     const struct profile_rate_stats *s = &t->rates[r];
     uint64_t n = s->periods ? s->periods : s->n;
     if (n == 0 || !s->has_stats || !(s->sum_b > 0)) return none;
+    if (s->sum_a == 0 && s->sum_aa == 0 && !(s->rate != 0)) return zero_rate(p, r, n, s->sum_b);
     double df, se = t->batches ? rate_batch_se(p, t, r, &df) : NAN;
     if (isnan(se)) {
         struct interval iv =

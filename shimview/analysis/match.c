@@ -582,6 +582,40 @@ int match_load(char *const *files, size_t n, struct profile **out)
     return 0;
 }
 
+/* The same process, start and length, and the same samples, cycles and rates' sums tag
+ * by tag. */
+static int same_run(const struct profile *a, const struct profile *b)
+{
+    if (a->program.pid != b->program.pid || a->run.start_unix_ns != b->run.start_unix_ns ||
+        a->run.tsc_cycles != b->run.tsc_cycles || a->samples.total != b->samples.total ||
+        a->ntags != b->ntags)
+        return 0;
+    if (a->nrates != b->nrates) return 0;
+    for (size_t i = 0; i < a->ntags; i++) {
+        const struct profile_tag *s = &a->tags[i], *t = &b->tags[i];
+        if (s->samples != t->samples || s->cycles != t->cycles) return 0;
+        for (size_t r = 0; r < a->nrates; r++)
+            if (s->rates[r].sum_a != t->rates[r].sum_a || s->rates[r].sum_b != t->rates[r].sum_b)
+                return 0;
+    }
+    return 1;
+}
+
+int match_distinct_runs(const char *cmd, char *const *files, struct profile *const *p, size_t from,
+                        size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        for (size_t j = i + 1; j < to; j++) {
+            const struct profile *a = p[i], *b = p[j];
+            if (!same_run(a, b)) continue;
+            return usage_error(cmd,
+                               "%s and %s are the same run (pid %" PRIu64 ", %" PRIu64
+                               " samples): runs pooled as replicates must be different runs",
+                               files[i], files[j], a->program.pid, a->samples.total);
+        }
+    return 0;
+}
+
 void match_print_sources(const struct match *m, const char *const *labels)
 {
     static const enum table_align align[2] = {TABLE_RIGHT, TABLE_LEFT};

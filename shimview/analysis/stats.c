@@ -18,6 +18,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 double stats_mean(uint64_t n, double sum)
@@ -124,6 +125,48 @@ static int two_digits(double ci, int max)
     return d < 0 ? 0 : d > max ? max : d;
 }
 
+int stats_printed_zero(const char *s)
+{
+    if (*s == '-' || *s == '+') s++;
+    int digit = 0;
+    for (; *s && *s != 'e'; s++) {
+        if (*s >= '1' && *s <= '9') return 0;
+        if (*s == '0')
+            digit = 1;
+        else if (*s != '.')
+            return 0;
+    }
+    return digit;
+}
+
+/* A value rounded to zero loses its minus sign: "-0.0000" says nothing "0.0000" does not. */
+static void unsign_zero(char *v)
+{
+    if (v[0] == '-' && stats_printed_zero(v)) memmove(v, v + 1, strlen(v));
+}
+
+void stats_format_halves(double value, double up, double down, char *u, char *w, size_t len)
+{
+    double narrow = up > 0 && down > 0 ? fmin(up, down) : fmax(up, down);
+    double mag = fmax(fabs(value), fmax(up, down));
+    if (!(narrow > 0) || !isfinite(mag)) {
+        snprintf(u, len, "%.2g", up);
+        snprintf(w, len, "%.2g", down);
+        return;
+    }
+    if (mag >= 1e-3) {
+        int d = two_digits(narrow, 9);
+        snprintf(u, len, "%.*f", d, up);
+        snprintf(w, len, "%.*f", d, down);
+        return;
+    }
+    int e = (int)floor(log10(mag));
+    double unit = pow(10, e);
+    int d = two_digits(narrow / unit, 6);
+    snprintf(u, len, "%.*fe%+03d", d, up / unit, e);
+    snprintf(w, len, "%.*fe%+03d", d, down / unit, e);
+}
+
 void stats_format_estimate(double value, double ci, char *v, char *c, size_t len)
 {
     if (ci > 0 && ci < 1e-9 * fabs(value)) ci = 0; /* rounding's, not an interval */
@@ -145,7 +188,8 @@ void stats_format_estimate(double value, double ci, char *v, char *c, size_t len
     double mag = fmax(fabs(value), ci); /* a value far inside its interval: the interval's */
     if (mag >= 1e-3) {
         int d = two_digits(ci, 9);
-        snprintf(v, len, "%.*f", d, value);
+        snprintf(v, len, "%.*f", value == 0 ? 0 : d, value); /* no event: exactly 0 */
+        unsign_zero(v);
         snprintf(c, len, STATS_PLUS_MINUS "%.*f", d, ci);
         return;
     }
@@ -156,6 +200,7 @@ void stats_format_estimate(double value, double ci, char *v, char *c, size_t len
         snprintf(v, len, "0");
     else
         snprintf(v, len, "%.*fe%+03d", d, value / unit, e);
+    unsign_zero(v);
     snprintf(c, len, STATS_PLUS_MINUS "%.*fe%+03d", d, ci / unit, e);
 }
 

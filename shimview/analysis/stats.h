@@ -85,6 +85,16 @@ double stats_t95(double df);
 void stats_format_estimate(double value, double ci, char *v, char *c, size_t len);
 #define STATS_PLUS_MINUS "\xc2\xb1 " /* "± ", which starts stats_format_estimate's c */
 
+/* The two halves of an asymmetric interval around `value` ("+up/-down"), each into a
+ * buffer of len bytes without a sign, in one notation and to one decimal place: the one
+ * that gives the narrower half two significant digits, scientific when the larger of the
+ * value and the halves is below 10^-3 (one exponent for both). */
+void stats_format_halves(double value, double up, double down, char *u, char *w, size_t len);
+
+/* Whether a number as printed is zero ("0", "-0.000", "0.00e-05"): a rounded zero
+ * carries no sign. */
+int stats_printed_zero(const char *s);
+
 /* A value without an interval to four significant digits, scientific when small. */
 const char *stats_format_value(double v, char *buf, size_t len);
 

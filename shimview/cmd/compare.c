@@ -259,12 +259,12 @@ static void diff_cells(struct table *t, size_t c, const struct diff *d, int csv,
         if (d->have_d) {
             double up = (d->d.hi - d->d.value) * scale, down = (d->d.value - d->d.lo) * scale;
             stats_format_estimate(d->d.value * scale, half * scale, v, h, sizeof v);
-            table_set(t, c + 2, "%s%s", d->d.value >= 0 && v[0] != '-' ? "+" : "", v);
+            int sign = d->d.value >= 0 && v[0] != '-' && !stats_printed_zero(v);
+            table_set(t, c + 2, "%s%s", sign ? "+" : "", v);
             if (!isnan(half) && fabs(up - down) > 0.1 * fmax(up, down)) {
-                char u[64], w[64], x[64];
-                stats_format_estimate(d->d.value * scale, up, x, u, sizeof u);
-                stats_format_estimate(d->d.value * scale, down, x, w, sizeof w);
-                table_set(t, c + 3, "+%s/-%s%s", u + 3, w + 3, interval_mark(d->d.basis));
+                char u[64], w[64];
+                stats_format_halves(d->d.value * scale, up, down, u, w, sizeof u);
+                table_set(t, c + 3, "+%s/-%s%s", u, w, interval_mark(d->d.basis));
             } else {
                 table_set(t, c + 3, "%s%s", h, interval_mark(d->d.basis));
             }
@@ -710,6 +710,9 @@ int compare_main(int argc, char **argv)
     }
     if ((rc = match_load(o.file, o.nfile, p)) == 0) {
         rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
+        if (rc == 0 && o.runs > 1)                       /* each side's runs are its replicates */
+            rc = match_distinct_runs("compare", o.file, p, 0, o.runs);
+        if (rc == 0 && o.runs > 1) rc = match_distinct_runs("compare", o.file, p, o.runs, o.nfile);
         if (rc == 0) rc = compare_profiles(p, &o);
         if (rc == 0 && o.flame) {
             fflush(stdout);

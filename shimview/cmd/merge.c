@@ -233,11 +233,12 @@ static void print_notes(const struct match *m, size_t hidden)
 {
     match_note_hidden(hidden);
     char slow[320];
-    printf("\nPooled over %zu runs; runs: how many have the tag. share: the runs' samples of the\n"
+    printf("\nPooled over %zu run%s; runs: how many have the tag. share: the runs' samples of the\n"
            "tag over their attributed samples (0 in a run without it; each run weighted by its\n"
            "samples); rate: sum_a / sum_b over the kept periods of the runs where the tag has\n"
            "some (each run weighted by its cycles)%s.\n",
-           m->nprofiles, profile_slow_rates_note(&m->folded[0], slow, sizeof slow));
+           m->nprofiles, m->nprofiles == 1 ? "" : "s",
+           profile_slow_rates_note(&m->folded[0], slow, sizeof slow));
     for (size_t k = 0; k < m->nrates; k++) {
         const struct profile_rate *r = &m->folded[0].rates[match_rate(m, k, 0)];
         printf("  %s: counter %s, %s\n", r->name, r->counter, r->unit);
@@ -336,7 +337,8 @@ int merge_main(int argc, char **argv)
     }
     rc = match_load(o.files, o.nfiles, p);
     if (rc == 0) {
-        rc = merge_profiles(p, &o);
+        rc = match_distinct_runs("merge", o.files, p, 0, o.nfiles);
+        if (rc == 0) rc = merge_profiles(p, &o);
         for (size_t j = 0; j < o.nfiles; j++)
             profile_free(p[j]);
     }

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Columns per rate: text "rate", "± CI", "n"; CSV "mean_", "ci95_", "n_", "rate_",
  * "rate_ci95_". */
@@ -112,7 +113,10 @@ static size_t estimate_cells(struct table *t, size_t c, uint64_t n, const struct
     }
     stats_format_estimate(iv->value, interval_half(iv), v, h, sizeof v);
     table_set(t, c, "%s", v);
-    table_set(t, c + 1, "%s%s", h, interval_mark(iv->basis));
+    if (iv->value == 0 && iv->lo == 0 && iv->hi > 0) /* no event: one-sided (zero_rate) */
+        table_set(t, c + 1, "up to %s%s", h + strlen(STATS_PLUS_MINUS), interval_mark(iv->basis));
+    else
+        table_set(t, c + 1, "%s%s", h, interval_mark(iv->basis));
     return c + 2;
 }
 

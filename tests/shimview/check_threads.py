@@ -105,6 +105,8 @@ def ratio_ci(r):
     n = r["n"]
     if n < 2 or r["sum_b"] <= 0:
         return None
+    if r["sum_a"] == 0 and r["sum_aa"] == 0:  # no event: one-sided, up to the rule of three
+        return stats_ref.zero_rate_hi(r["sum_b"])
     R, bbar = r["sum_a"] / r["sum_b"], r["sum_b"] / n
     cov = lambda xy, x, y: (r[xy] - r[x] * r[y] / n) / (n - 1)
     var = cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b") + \

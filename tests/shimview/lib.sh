@@ -78,3 +78,12 @@ expect_refused() {
     expect_in "$SCRATCH/err" "$text" "$what: the message names it"
     if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then pass "$what: one line"; else fail "$what: $(wc -l <"$SCRATCH/err") lines"; fi
 }
+
+# another_run SRC DST: a copy of profile SRC as another run with the same numbers (the
+# next pid): merge and compare --runs refuse one run given twice as replicates.
+another_run() {
+    python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+p["program"]["pid"] += 1
+json.dump(p, open(sys.argv[2], "w"))' "$1" "$2"
+}

@@ -86,3 +86,10 @@ def batch_se(x, y, nb, total):
         x, y = nx, ny
     n = len(x)
     return math.sqrt(ss / (n - 1) * n * scale) / total, n - 1
+
+
+def zero_rate_hi(sum_b, deff=1.0):
+    """The upper end of a rate's interval where no kept period saw an event: the rate at
+    which a Poisson count shows none in sum_b 5% of the time (-ln 0.05 events), times
+    the design effect; the lower end is 0."""
+    return -math.log(0.05) * deff / sum_b

@@ -447,7 +447,12 @@ run compare --runs 2 "$A" "$WORK/e.json" "$B" "$WORK/f.json"
 expect_in "$WORK/out" "A2" "compare --runs names each side's runs (A1, A2, B1, B2)"
 expect_in "$WORK/out" "interval across its runs" "compare --runs says the intervals are across runs"
 if grep -qF "One run a side" "$WORK/out"; then fail "compare --runs speaks of one run a side"; else pass "compare --runs does not speak of one run a side"; fi
+another_run "$A" "$WORK/a2.json"
+another_run "$WORK/a2.json" "$WORK/a3.json"
 run compare --runs 2 --csv "$A" "$A" "$A" "$A"
+expect_status "compare --runs with one run given twice on a side exits 2" 2
+expect_in "$WORK/err" "are the same run" "compare --runs says a run was given twice"
+run compare --runs 2 --csv "$A" "$WORK/a2.json" "$WORK/a3.json" "$A"
 cp "$WORK/out" "$WORK/runs-same.csv"
 python3 - "$WORK" "$(dirname "$0")" >"$WORK/runs-results" <<'EOF' || echo "FAIL: the --runs checks did not run" >>"$WORK/runs-results"
 import math, os, sys
@@ -498,8 +503,11 @@ run compare --runs 2 -o "$FIGS" "$A" "$A" "$B" "$B"
 expect_status "compare --runs with -o exits 2" 2
 
 # ---- merge ----
-run merge --csv "$A" "$A" "$A"
-expect_status "merge of three copies" 0
+run merge --csv "$A" "$WORK/a2.json" "$A"
+expect_status "merge of one run given twice exits 2" 2
+expect_in "$WORK/err" "a.json and $WORK/a.json are the same run" "merge names the two files of one run"
+run merge --csv "$A" "$WORK/a2.json" "$WORK/a3.json"
+expect_status "merge of three runs with the same numbers" 0
 cp "$WORK/out" "$WORK/three.csv"
 run merge --csv "$A" "$B"
 cp "$WORK/out" "$WORK/two.csv"

@@ -73,6 +73,8 @@ expect_in "$WORK/err" "plainfile/page.html: Not a directory" "-o under a file: t
 
 # ---- the planted profiles every table is read from ----
 CCT="$WORK/calc.json"
+another_run "$GOOD" "$WORK/good2.json" # merge pools different runs only
+GOOD2="$WORK/good2.json"
 PASS="$WORK/pass.json"
 THREADS="$WORK/threads.json"
 BY="$WORK/by.json"
@@ -103,7 +105,7 @@ threads|threads $THREADS
 loops|loops $PASS
 paths|paths $PASS
 compare|compare $GOOD $CCT
-merge|merge $GOOD $GOOD
+merge|merge $GOOD $GOOD2
 EOF
 for table in tags period; do
     run report "--csv=$table" "$THREADS"
@@ -169,9 +171,9 @@ compare|compare $GOOD $CCT|a|!groups -share_a -share_b
 compare|compare $GOOD $CCT|b|!groups -share_b -share_a
 compare|compare $GOOD $CCT|change|!groups -change
 compare|compare $GOOD $CCT|name|!groups ~name
-merge|merge $GOOD $CCT $GOOD|share|!groups -share_mean
-merge|merge $GOOD $CCT $GOOD|runs|!groups -runs -share_mean
-merge|merge $GOOD $CCT $GOOD|name|!groups ~name
+merge|merge $GOOD $CCT $GOOD2|share|!groups -share_mean
+merge|merge $GOOD $CCT $GOOD2|runs|!groups -runs -share_mean
+merge|merge $GOOD $CCT $GOOD2|name|!groups ~name
 EOF
 # the group rows stay after the program's, whatever the order
 run threads --sort name --csv "$THREADS"

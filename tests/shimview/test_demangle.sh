@@ -116,7 +116,8 @@ expect_in "$WORK/run-timeline.svg" "geometry::" "timeline: demangled"
 expect_not_in "$WORK/run-timeline.svg" "_ZN" "timeline: no mangled name left"
 run compare -o "$WORK/cmp" "$PROF" "$PROF"
 expect_in "$WORK/out" "$AREA" "compare: demangled"
-run merge "$PROF" "$PROF"
+another_run "$PROF" "$SCRATCH/second.json"
+run merge "$PROF" "$SCRATCH/second.json"
 expect_in "$WORK/out" "$AREA" "merge: demangled"
 
 # --no-demangle, before or after the file, on any command

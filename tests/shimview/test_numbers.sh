@@ -99,7 +99,52 @@ wide["period"]["buckets"].append([9984.0, 10240.0, 1])
 wide["period"]["buckets"].sort()
 wide["period"]["median"] = 10111.3
 write("wide.json", wide)
+# a tag whose counter never moved: "none", 50 kept periods without an event
+none = copy.deepcopy(good)
+few(none, "none", 7, 50)
+r = none["tags"][-1]["rates"][0]
+for k in ("sum_a", "sum_aa", "sum_ab", "sum", "sumsq", "mean", "min", "max", "rate"):
+    r[k] = 0.0
+write("none.json", none)
+# the same with one more attributed sample: every share a hair smaller, a difference
+# that rounds to zero at its interval's precision
+hair = copy.deepcopy(none)
+for k in ("total", "rated", "discarded"):
+    hair["samples"][k] += 1
+write("hair.json", hair)
 EOF
+
+# ---- a rate without events: 0, its interval one-sided (docs/statistics.md) ----
+run report "$WORK/none.json"
+expect_status "report of a tag without events" 0
+expect_row "$WORK/out" none ' 0 +up to [0-9.e+-]+[~!]? ' "a rate without events prints as 0, up to a bound"
+run report --csv "$WORK/none.json"
+if python3 - "$WORK/out" "$HERE" <<'EOF'; then
+import csv, sys
+sys.path.insert(0, sys.argv[2])
+import stats_ref
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["name"] == "none")
+want = stats_ref.zero_rate_hi(50 * 1000.0)
+got = float(row["rate_ci95_items"])
+print("rate without events: 0 up to %g (%s), rule of three %g" % (got, row["rate_basis_items"], want))
+sys.exit(0 if float(row["rate_items"]) == 0 and abs(got - want) <= 1e-6 * want else 1)
+EOF
+    pass "the CSV gives a rate without events the rule of three's bound"
+else
+    fail "the CSV's bound of a rate without events"
+fi
+run compare "$WORK/none.json" "$WORK/hair.json"
+expect_status "compare of a hair's difference" 0
+if grep -qE -- ' [+-]0\.0*( |$)' "$WORK/out"; then
+    fail "a difference that rounds to zero prints with a sign ($(grep -E -- ' [+-]0\.0*( |$)' "$WORK/out" | head -1))"
+else
+    pass "a difference that rounds to zero prints without a sign"
+fi
+if grep -qE '\+[0-9.]+e[+-][0-9]+/-[0-9.]+([ ~!]|$)|\+[0-9.]+/-[0-9.]+e' "$WORK/out"; then
+    fail "an asymmetric interval mixes notations ($(grep -E '\+[0-9.e+-]+/-' "$WORK/out" | head -1))"
+else
+    pass "an asymmetric interval's two halves share one notation"
+fi
 
 # ---- tiny rates and shares: never 0.000000 or 0.00% ----
 run report "$WORK/tiny.json"
@@ -234,7 +279,8 @@ expect_in "$WORK/out" "histogram: spans between reads of its slow counter" \
 run compare "$WORK/slow.json" "$WORK/slow.json"
 expect_in "$WORK/out" "kept periods, and for the slow rates (items) over their spans" \
     "compare's legend says a slow rate is over spans"
-run merge "$WORK/slow.json" "$WORK/slow.json"
+another_run "$WORK/slow.json" "$WORK/slow2.json"
+run merge "$WORK/slow.json" "$WORK/slow2.json"
 expect_in "$WORK/out" "and for the slow rates (items) over their spans" "merge's legend says so"
 run threads "$WORK/slow.json"
 expect_in "$WORK/out" "and for the slow rates (items) over their spans" "threads' legend says so"

@@ -139,6 +139,26 @@ static void observer_read_falls_back_to_read(void **state)
     assert_int_equal(probe_hw_read(&never), 0);
 }
 
+/* A count read with rdpmc, then the event off its counter (index 0) and read() failing:
+ * the read gives the count rdpmc gave last, so the period's delta is 0 -- a 0 would make
+ * it near 2^64. */
+static void failed_read_after_rdpmc_keeps_the_last_count(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    close(fds[1]); /* read() finds nothing */
+    struct perf_event_mmap_page p = page_of(3, 1000, 48, 1);
+    uint64_t v[] = {234};
+    struct recording r = {v, 1, 0, 0, NULL};
+    struct probe_hw h = {.page = &p, .fd = fds[0]};
+    assert_int_equal(probe_hw_read_with(&h, replay, &r), 1234);
+    p.index = 0; /* descheduled from its counter */
+    assert_int_equal(probe_hw_read_with(&h, replay, &r), 1234);
+    assert_int_equal(counter_delta(probe_hw_read_with(&h, replay, &r), 1234, counter_mask(64)), 0);
+    close(fds[0]);
+}
+
 /* Core-minus-own: the observed thread's delta is the core-wide delta minus the
  * observer's own; reads a few cycles apart may put the own count above the core count
  * in a period the observed thread counted nothing, which is zero, not a wrapped value. */
@@ -193,6 +213,7 @@ int main(void)
         cmocka_unit_test(seqlock_retry),
         cmocka_unit_test(delta_across_hardware_wrap),
         cmocka_unit_test(observer_read_falls_back_to_read),
+        cmocka_unit_test(failed_read_after_rdpmc_keeps_the_last_count),
         cmocka_unit_test(core_minus_own_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
