@@ -51,8 +51,8 @@ static const uint64_t no_thread_word;
 uint64_t probe_hw_read_fd(const struct probe_hw *h)
 {
     uint64_t v[3]; /* count, time enabled, time running */
-    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return h->last;
-    ((struct probe_hw *)(uintptr_t)h)->last = v[0]; /* the plan is the observer's copy */
+    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return h->last ? *h->last : 0;
+    if (h->last) *h->last = v[0];
     return v[0];
 }
 
@@ -61,6 +61,8 @@ int observer_init(struct observer *o, const struct probe_plan *plan,
 {
     memset(o, 0, sizeof *o);
     o->plan = *plan;
+    for (unsigned i = 0; i < PROBE_MAX_COUNTERS; i++) /* its own words, outside the plan */
+        o->plan.hw[i].last = &o->hw_last[i];
     o->params = *params;
     if (!o->plan.thread_word) o->plan.thread_word = &no_thread_word;
     if (!plan->registry || probe_readings(plan) > PROBE_MAX_COUNTERS ||

@@ -97,6 +97,7 @@ struct path_totals {
 
 struct observer {
     struct probe_plan plan;
+    uint64_t hw_last[PROBE_MAX_COUNTERS]; /* each counter's last count (probe_hw.last) */
     struct observer_params params;
     struct tag_table tags;
     struct loghist period; /* Cs_n - Cs_n-1, every period */

@@ -46,9 +46,11 @@ struct probe_hw {
      * event (an index, never 0, since own readings come after the core-wide ones). The
      * observed thread's delta is this delta minus that one. */
     unsigned own;
-    /* The last count read() returned: what a failed read() returns instead of 0, whose
-     * delta from a real count would be near 2^64 (probe_hw_read_fd). */
-    uint64_t last;
+    /* Where the observer keeps the last count it read (its own word, outside the plan,
+     * which a snapshot copies while the observer runs): what a failed read() returns
+     * instead of 0, whose delta from a real count would be near 2^64 (probe_hw_read_fd).
+     * NULL: none kept. */
+    uint64_t *last;
 };
 
 /* A software counter of the running thread's block: a counter slot, or (slot
@@ -165,18 +167,18 @@ static inline uint64_t rdpmc_reader(unsigned counter, void *ctx)
  * period then sees no events and the next one sees them, so sums over periods stay right,
  * where a 0 would give a delta near 2^64. A system call: for another thread's event the
  * kernel may interrupt that thread's CPU to bring the count up to date. Keeps the count
- * in h->last (the observer's own copy of the plan). */
+ * in *h->last. */
 uint64_t probe_hw_read_fd(const struct probe_hw *h);
 
 /* The observer's read of a counter with `read_pmc` for rdpmc (a parameter for the
- * tests). A count rdpmc gave is kept in h->last too: the event may later leave its
+ * tests). A count rdpmc gave is kept in *h->last too: the event may later leave its
  * counter (index 0) while a read() fails, which must then give that count, not 0. */
 static inline uint64_t probe_hw_read_with(const struct probe_hw *h, pmc_reader read_pmc, void *ctx)
 {
     uint64_t count;
     if (h->read) return h->read(h);
     if (probe_hw_rdpmc(h->page, read_pmc, ctx, &count)) {
-        ((struct probe_hw *)(uintptr_t)h)->last = count; /* the observer's copy of the plan */
+        if (h->last) *h->last = count;
         return count;
     }
     return probe_hw_read_fd(h);

@@ -138,12 +138,15 @@ struct interval interval_share(const struct profile *p, const struct profile_tag
 
 /* No event in any kept period (every numerator 0): the rate is 0, and its interval goes
  * from 0 up to the rate at which a Poisson count would show no event in sum_b 5% of the
- * time (-ln 0.05, about 3 events: the "rule of three"), scaled by the design effect like
- * the intervals of counts -- not the width 0 the periods' spread would give. */
+ * time (-ln 0.05, about 3 events: the "rule of three"; an event adds the rate's scale to
+ * sum_a), scaled by the design effect like the intervals of counts -- not the width 0 the
+ * periods' spread would give. */
 static struct interval zero_rate(const struct profile *p, size_t r, uint64_t n, double sum_b)
 {
     double deff = p->deff_tuples && p->deff_rate ? p->deff_rate[r] : 1;
-    return (struct interval){0, 0, -log(0.05) * deff / sum_b, fmax(1, (double)n / deff - 1),
+    double scale = r < p->nrates ? p->rates[r].scale : 1;
+    return (struct interval){0, 0, stats_zero_rate_hi(scale, deff, sum_b),
+                             fmax(1, (double)n / deff - 1),
                              p->deff_tuples ? INTERVAL_SCALED : INTERVAL_INDEPENDENT};
 }
 
@@ -169,7 +172,7 @@ struct interval interval_rate(const struct profile *p, const struct profile_tag 
     const struct profile_rate_stats *s = &t->rates[r];
     uint64_t n = s->periods ? s->periods : s->n;
     if (n == 0 || !s->has_stats || !(s->sum_b > 0)) return none;
-    if (s->sum_a == 0 && s->sum_aa == 0 && !(s->rate != 0)) return zero_rate(p, r, n, s->sum_b);
+    if (s->sum_a == 0 && s->sum_aa == 0 && s->rate == 0) return zero_rate(p, r, n, s->sum_b);
     double df, se = t->batches ? rate_batch_se(p, t, r, &df) : NAN;
     if (isnan(se)) {
         struct interval iv =
@@ -189,6 +192,22 @@ double interval_half(const struct interval *iv)
 {
     if (isnan(iv->lo) || isnan(iv->hi)) return NAN;
     return fmax(iv->value - iv->lo, iv->hi - iv->value);
+}
+
+int interval_from_zero(const struct interval *iv)
+{
+    return iv->value == 0 && iv->lo == 0 && iv->hi > 0;
+}
+
+void interval_format(const struct interval *iv, double value, char *v, char *c, size_t len)
+{
+    stats_format_estimate(value, interval_half(iv), v, c, len);
+    size_t pm = strlen(STATS_PLUS_MINUS);
+    if (value == 0 && interval_from_zero(iv) && strncmp(c, STATS_PLUS_MINUS, pm) == 0) {
+        char h[64];
+        snprintf(h, sizeof h, "%s", c + pm);
+        snprintf(c, len, "up to %s", h);
+    }
 }
 
 struct interval interval_diff(const struct interval *a, const struct interval *b)

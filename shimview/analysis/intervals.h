@@ -67,6 +67,13 @@ struct interval interval_rate_sums(const struct profile *p, size_t r, uint64_t n
 /* The larger distance from the value to a bound (NAN without an interval). */
 double interval_half(const struct interval *iv);
 
+/* Whether the interval is one-sided from 0: a rate without events (0, up to a bound). */
+int interval_from_zero(const struct interval *iv);
+
+/* `value` and its interval as stats_format_estimate() writes them ("± h"), or, for an
+ * interval from 0, "up to h": the text every view prints for a rate. */
+void interval_format(const struct interval *iv, double value, char *v, char *c, size_t len);
+
 /* The interval of b - a, and its basis: the weaker of the two (MOVER, stats.h). */
 struct interval interval_diff(const struct interval *a, const struct interval *b);
 

@@ -582,12 +582,14 @@ int match_load(char *const *files, size_t n, struct profile **out)
     return 0;
 }
 
-/* The same process, start and length, and the same samples, cycles and rates' sums tag
- * by tag. */
+/* Two profiles of one run: snapshots of it (the same process and start, each holding the
+ * run so far), or one profile twice (the same length, and the same samples, cycles and
+ * rates' sums tag by tag). */
 static int same_run(const struct profile *a, const struct profile *b)
 {
-    if (a->program.pid != b->program.pid || a->run.start_unix_ns != b->run.start_unix_ns ||
-        a->run.tsc_cycles != b->run.tsc_cycles || a->samples.total != b->samples.total ||
+    if (a->program.pid != b->program.pid || a->run.start_unix_ns != b->run.start_unix_ns) return 0;
+    if (a->run.snapshot && b->run.snapshot) return 1;
+    if (a->run.tsc_cycles != b->run.tsc_cycles || a->samples.total != b->samples.total ||
         a->ntags != b->ntags)
         return 0;
     if (a->nrates != b->nrates) return 0;
@@ -608,6 +610,13 @@ int match_distinct_runs(const char *cmd, char *const *files, struct profile *con
         for (size_t j = i + 1; j < to; j++) {
             const struct profile *a = p[i], *b = p[j];
             if (!same_run(a, b)) continue;
+            if (a->run.snapshot && b->run.snapshot)
+                return usage_error(cmd,
+                                   "%s and %s are snapshots %" PRIu64 " and %" PRIu64
+                                   " of one run (pid %" PRIu64 "), each holding the run so far: "
+                                   "runs pooled as replicates must be different runs",
+                                   files[i], files[j], a->run.snapshot, b->run.snapshot,
+                                   a->program.pid);
             return usage_error(cmd,
                                "%s and %s are the same run (pid %" PRIu64 ", %" PRIu64
                                " samples): runs pooled as replicates must be different runs",

@@ -94,9 +94,10 @@ void match_note_left_out(const struct match *m, const char *cmd);
 int match_load(char *const *files, size_t n, struct profile **out);
 
 /* Profiles [from, to) as replicates pooled across runs (merge, compare --runs): 0, or
- * EXIT_USAGE_ERROR after a line naming two files that hold the same run (the same
- * process, start and length, the same samples, cycles and rates tag by tag: one file given
- * twice, or a copy), which would count it twice and make the runs look to agree. */
+ * EXIT_USAGE_ERROR after a line naming two files that hold the same run (one file given
+ * twice, or a copy: the same process, start and length, the same samples, cycles and
+ * rates tag by tag; or two snapshots of one run, each holding it so far), which would
+ * count its samples twice and make the runs look to agree. */
 int match_distinct_runs(const char *cmd, char *const *files, struct profile *const *p, size_t from,
                         size_t to);
 

@@ -125,6 +125,11 @@ static int two_digits(double ci, int max)
     return d < 0 ? 0 : d > max ? max : d;
 }
 
+double stats_zero_rate_hi(double scale, double deff, double sum_b)
+{
+    return -log(0.05) * (scale > 0 ? scale : 1) * deff / sum_b;
+}
+
 int stats_printed_zero(const char *s)
 {
     if (*s == '-' || *s == '+') s++;

@@ -129,6 +129,12 @@ struct stats_pooled {
 };
 
 void stats_pooled_add(struct stats_pooled *p, double a, double b);
+
+/* The upper end of the 95% interval of a rate that saw no event in sum_b (its interval
+ * goes from 0): the rate at which a Poisson count shows none 5% of the time, -ln 0.05
+ * (about 3: the "rule of three") events of `scale` each (what one event adds to the
+ * rate's numerator), times the design effect deff. */
+double stats_zero_rate_hi(double scale, double deff, double sum_b);
 /* sum a / sum b; NAN without runs. */
 double stats_pooled_value(const struct stats_pooled *p);
 /* Half-width of the 95% interval across runs: t(n - 1) times the ratio estimator's

@@ -298,7 +298,10 @@ static struct interval runs_rate(const struct match *m, const struct cmp_row *r,
         const struct profile_rate_stats *s = t ? &t->rates[match_rate(m, k, j)] : NULL;
         if (s && s->n > 0 && s->has_stats && s->sum_b > 0) stats_pooled_add(&p, s->sum_a, s->sum_b);
     }
-    return runs_interval(&p, 0);
+    struct interval iv = runs_interval(&p, 0);
+    if (iv.value == 0 && !isnan(iv.hi)) /* no run saw an event: 0, up to a bound */
+        iv.hi = stats_zero_rate_hi(m->folded[from].rates[match_rate(m, k, from)].scale, 1, p.sum_b);
+    return iv;
 }
 
 static void rate_cells(struct table *t, size_t c, const struct match *m, const struct cmp_row *r,

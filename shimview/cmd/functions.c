@@ -384,7 +384,7 @@ static void context_row(struct table *t, const struct calltree *ct, const struct
         struct interval iv = calltree_rate_interval(ct->p, r, s);
         char v[64], h[64];
         calltree_rate_cell(t, c++, ct->p, r, s);
-        stats_format_estimate(iv.value, interval_half(&iv), v, h, sizeof v);
+        interval_format(&iv, iv.value, v, h, sizeof v);
         if (!isnan(interval_half(&iv))) table_set(t, c, "%s%s", h, interval_mark(iv.basis));
         table_set(t, c + 1, "%s", fmt_count(s->n, a, sizeof a));
         c += 2;

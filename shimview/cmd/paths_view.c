@@ -365,7 +365,7 @@ static void print_samples(const struct profile *p, const struct profile_function
             printf("  %s: - (no kept period)\n", p->rates[r].name);
             continue;
         }
-        stats_format_estimate(calltree_rate(&c.rates[r]), interval_half(&iv), v, h, sizeof v);
+        interval_format(&iv, calltree_rate(&c.rates[r]), v, h, sizeof v);
         printf("  %s: %s", p->rates[r].name, v);
         if (!isnan(interval_half(&iv))) printf(" %s%s", h, interval_mark(iv.basis));
         printf(" %s (n %s)\n", p->rates[r].unit, fmt_count(c.rates[r].n, a, sizeof a));

@@ -583,6 +583,10 @@ static int read_run(struct reader *r, const json_t *root, struct profile_run *ru
         member_optional(r, o, "children_observed", value_bool, &run->children_observed, NULL))
         return -1;
     path_restore(r, mark);
+    const json_t *snap = json_object_get(root, "snapshot"); /* only its number, if any */
+    const json_t *number = json_is_object(snap) ? json_object_get(snap, "number") : NULL;
+    if (json_is_integer(number) && json_integer_value(number) > 0)
+        run->snapshot = (uint64_t)json_integer_value(number);
     return 0;
 }
 

@@ -326,6 +326,7 @@ struct profile_placement {
 
 struct profile_run {
     uint64_t start_unix_ns, duration_ns, tsc_cycles;
+    uint64_t snapshot; /* snapshot.number: which profile of a run writing snapshots (0: none) */
     double children_cpu_seconds; /* of the programs it started, while observed; 0 if absent */
     int children_observed;       /* whether those were observed (shimrun --children) */
 };

@@ -111,12 +111,9 @@ static size_t estimate_cells(struct table *t, size_t c, uint64_t n, const struct
         table_set(t, c, "-");
         return c + 2;
     }
-    stats_format_estimate(iv->value, interval_half(iv), v, h, sizeof v);
+    interval_format(iv, iv->value, v, h, sizeof v);
     table_set(t, c, "%s", v);
-    if (iv->value == 0 && iv->lo == 0 && iv->hi > 0) /* no event: one-sided (zero_rate) */
-        table_set(t, c + 1, "up to %s%s", h + strlen(STATS_PLUS_MINUS), interval_mark(iv->basis));
-    else
-        table_set(t, c + 1, "%s%s", h, interval_mark(iv->basis));
+    table_set(t, c + 1, "%s%s", h, interval_mark(iv->basis));
     return c + 2;
 }
 

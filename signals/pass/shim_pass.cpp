@@ -587,14 +587,17 @@ class FunctionInstrumenter
     }
 
     /* Whether a call certainly runs a function that stores the signals at its entry: a
-     * direct call (not by invoke, whose unwind edge stores again anyway) of a function
-     * defined in this module that the pass instruments, which is the function's own
-     * store after the call returns (afterCall) too. */
+     * direct call (a CallInst: an invoke ends its block, and a walk stops there anyway)
+     * of a function defined in this module that the pass instruments, and whose
+     * definition is the one that runs (not weak, linkonce or interposable: the linker or
+     * the loader may take another copy, built without the pass). This function stores
+     * again after the call returns (afterCall). */
     static bool storesAtEntry(const CallBase &call)
     {
         const Function *callee = call.getCalledFunction();
         if (!callee || callee->isDeclaration() || call.isInlineAsm() || !isa<CallInst>(call))
             return false;
+        if (!callee->hasExactDefinition() || callee->isInterposable()) return false;
         return callee->hasFnAttribute("shim-pass") || !skipFunction(*callee);
     }
 

@@ -189,6 +189,7 @@ def design_effects(P):
 
 
 DEFF = [None, None]  # each side's design effects: side 0 (B, or the one profile), side 1 (A)
+SCALE = []  # each rate's scale: what one event adds to its sum_a
 
 
 def ratio(acc, side=0, r=0):
@@ -202,6 +203,8 @@ def ratio(acc, side=0, r=0):
     if n < 2:
         return R, None
     deff = DEFF[side][1][r] if DEFF[side] else 1.0
+    if sa == 0 and saa == 0:  # no event: from 0 up to the rule of three's bound
+        return 0.0, stats_ref.zero_rate_hi(sb, SCALE[r] if r < len(SCALE) else 1.0, deff)
     se = stats_ref.ratio_se(n, sa, sb, saa, sbb, sab)
     return R, stats_ref.t95(max(1.0, n / deff - 1)) * se * math.sqrt(deff)
 
@@ -325,10 +328,20 @@ def check_rate_text(what, text, value, ci, mark):
     if value is None:
         check(what + " has no kept period", text == "no period kept", text)
         return
-    m = re.match(r"(-?[0-9.e+-]+)(?: ± ([0-9.e+-]+)([~!]?))?$", text)
+    m = re.match(r"(-?[0-9.e+-]+)(?: (?:± |(up to ))([0-9.e+-]+)([~!]?))?$", text)
     if not m:
         check(what, False, text)
         return
+    if m.group(2):  # "0 up to C": a rate without events
+        check(what + ": up to, only for a rate of 0", value == 0, text)
+        if ci is not None:
+            c = m.group(3)
+            dec = len(c.split(".")[1]) if "." in c and "e" not in c else 0
+            tol = 0.5 * 10 ** -dec + 1e-9 if "e" not in c else ci * 1e-2
+            check(what + " up to %.4g" % ci, abs(float(c) - ci) <= tol, c)
+        check(what + ": the interval is marked %r" % mark, m.group(4) == mark, text)
+        return
+    m = re.match(r"(-?[0-9.e+-]+)(?: ± ([0-9.e+-]+)([~!]?))?$", text)
     v = m.group(1)
     dec = len(v.split(".")[1]) if "." in v and "e" not in v else 0
     tol = 0.5 * 10 ** -dec + 1e-9 if "e" not in v else abs(value) * 1e-3
@@ -425,6 +438,7 @@ def check_flame(profile, svg, colour="hash", tid=None, icicle=False):
     check_cct.P = P
     ATTR = [P.attributed]
     DEFF[:] = [design_effects(P), None]
+    SCALE[:] = [x.get("scale") or 1.0 for x in P.d["rates"]]
     root_el = ET.parse(svg).getroot()
     check("the SVG parses and is an svg element", root_el.tag == NS + "svg", root_el.tag)
     width = float(root_el.get("width"))
@@ -527,6 +541,7 @@ def check_diff(a_file, b_file, svg, planted=False):
     check_geometry(drawn, want, places)
 
     DEFF[:] = [design_effects(B), design_effects(A)]
+    SCALE[:] = [x.get("scale") or 1.0 for x in B.d["rates"]]
 
     def change(w):
         """B - A and its 95% interval: MOVER over the two sides' Wilson intervals."""

@@ -101,17 +101,22 @@ def ratio(r):
     return r["sum_a"] / r["sum_b"] if r["n"] and r["sum_b"] > 0 else None
 
 
-def ratio_ci(r):
+def ratio_ci(r, scale=1.0):
     n = r["n"]
     if n < 2 or r["sum_b"] <= 0:
         return None
     if r["sum_a"] == 0 and r["sum_aa"] == 0:  # no event: one-sided, up to the rule of three
-        return stats_ref.zero_rate_hi(r["sum_b"])
+        return stats_ref.zero_rate_hi(r["sum_b"], scale)
     R, bbar = r["sum_a"] / r["sum_b"], r["sum_b"] / n
     cov = lambda xy, x, y: (r[xy] - r[x] * r[y] / n) / (n - 1)
     var = cov("sum_aa", "sum_a", "sum_a") - 2 * R * cov("sum_ab", "sum_a", "sum_b") + \
         R * R * cov("sum_bb", "sum_b", "sum_b")
     return stats_ref.t95(n - 1) * math.sqrt(max(var, 0) / (n * bbar * bbar))
+
+
+def scale_of(p, name):
+    """the rate's scale: what one event adds to its sum_a"""
+    return next((x.get("scale") or 1.0 for x in p.d["rates"] if x["name"] == name), 1.0)
 
 
 def mean_ci(r):
@@ -149,8 +154,9 @@ def check_numbers(what, row, acc, p, rate_cols):
             bad.append("n_%s %s != %d" % (name, row["n_" + name], r["n"]))
         if not close(row["rate_" + name], ratio(r)):
             bad.append("rate_%s %s, sum_a/sum_b %r" % (name, row["rate_" + name], ratio(r)))
-        if not close(row["rate_ci95_" + name], ratio_ci(r), 1e-4):
-            bad.append("rate_ci95_%s %s, %r" % (name, row["rate_ci95_" + name], ratio_ci(r)))
+        ci = ratio_ci(r, scale_of(p, name))
+        if not close(row["rate_ci95_" + name], ci, 1e-4):
+            bad.append("rate_ci95_%s %s, %r" % (name, row["rate_ci95_" + name], ci))
         if "mean_" + name in rate_cols:
             mean = r["sum"] / r["n"] if r["n"] else None
             if not close(row["mean_" + name], mean) or \
@@ -314,7 +320,7 @@ def check_threads(p, path, rate=None):
         for name in rates:
             s = a["rates"][p.rates.index(name)]
             if not close(r["rate_" + name], ratio(s)) or int(r["n_" + name]) != s["n"] or \
-                    not close(r["rate_ci95_" + name], ratio_ci(s), 1e-4):
+                    not close(r["rate_ci95_" + name], ratio_ci(s, scale_of(p, name)), 1e-4):
                 bad.append("%s %s ± %s n %s, want %r" % (name, r["rate_" + name],
                                                         r["rate_ci95_" + name], r["n_" + name],
                                                         ratio(s)))

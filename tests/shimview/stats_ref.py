@@ -88,8 +88,8 @@ def batch_se(x, y, nb, total):
     return math.sqrt(ss / (n - 1) * n * scale) / total, n - 1
 
 
-def zero_rate_hi(sum_b, deff=1.0):
+def zero_rate_hi(sum_b, scale=1.0, deff=1.0):
     """The upper end of a rate's interval where no kept period saw an event: the rate at
-    which a Poisson count shows none in sum_b 5% of the time (-ln 0.05 events), times
-    the design effect; the lower end is 0."""
-    return -math.log(0.05) * deff / sum_b
+    which a Poisson count shows none in sum_b 5% of the time (-ln 0.05 events, each
+    adding the rate's scale to sum_a), times the design effect; the lower end is 0."""
+    return -math.log(0.05) * scale * deff / sum_b

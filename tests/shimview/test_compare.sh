@@ -506,6 +506,20 @@ expect_status "compare --runs with -o exits 2" 2
 run merge --csv "$A" "$WORK/a2.json" "$A"
 expect_status "merge of one run given twice exits 2" 2
 expect_in "$WORK/err" "a.json and $WORK/a.json are the same run" "merge names the two files of one run"
+python3 - "$A" "$WORK" <<'EOF' || fail "writing two snapshots of one run"
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+for k in (1, 2):  # the run so far: the second has more samples
+    p["snapshot"] = {"number": k, "every_seconds": 1, "keep": 2}
+    p["tags"][0]["samples"] += 1000
+    p["samples"]["total"] += 1000
+    p["samples"]["rated"] += 1000
+    p["samples"]["kept"] += 1000
+    json.dump(p, open(os.path.join(sys.argv[2], "snap%d.json" % k), "w"))
+EOF
+run merge "$WORK/snap1.json" "$WORK/snap2.json"
+expect_status "merge of two snapshots of one run exits 2" 2
+expect_in "$WORK/err" "are snapshots 1 and 2 of one run" "merge says the two files are snapshots of one run"
 run merge --csv "$A" "$WORK/a2.json" "$WORK/a3.json"
 expect_status "merge of three runs with the same numbers" 0
 cp "$WORK/out" "$WORK/three.csv"

@@ -124,7 +124,7 @@ import csv, sys
 sys.path.insert(0, sys.argv[2])
 import stats_ref
 row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["name"] == "none")
-want = stats_ref.zero_rate_hi(50 * 1000.0)
+want = stats_ref.zero_rate_hi(50 * 1000.0, scale=1000.0)  # items per 1000 cycles
 got = float(row["rate_ci95_items"])
 print("rate without events: 0 up to %g (%s), rule of three %g" % (got, row["rate_basis_items"], want))
 sys.exit(0 if float(row["rate_items"]) == 0 and abs(got - want) <= 1e-6 * want else 1)
@@ -132,6 +132,24 @@ EOF
     pass "the CSV gives a rate without events the rule of three's bound"
 else
     fail "the CSV's bound of a rate without events"
+fi
+another_run "$WORK/none.json" "$WORK/none2.json"
+run merge "$WORK/none.json" "$WORK/none2.json"
+expect_row "$WORK/out" none ' 0 +up to [0-9.e+-]+ *$' "merge prints a rate no run saw an event of as 0, up to a bound"
+run merge --csv "$WORK/none.json" "$WORK/none2.json"
+if python3 - "$WORK/out" "$HERE" <<'EOF'; then
+import csv, sys
+sys.path.insert(0, sys.argv[2])
+import stats_ref
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["name"] == "none")
+want = stats_ref.zero_rate_hi(2 * 50 * 1000.0, scale=1000.0)  # both runs' cycles
+got = float(row["rate_items_ci95"])
+print("merged rate without events: 0 up to %g, rule of three %g" % (got, want))
+sys.exit(0 if float(row["rate_items_mean"]) == 0 and abs(got - want) <= 1e-6 * want else 1)
+EOF
+    pass "merge's CSV gives a rate no run saw an event of the rule of three's bound"
+else
+    fail "merge's bound of a rate without events"
 fi
 run compare "$WORK/none.json" "$WORK/hair.json"
 expect_status "compare of a hair's difference" 0

@@ -122,7 +122,8 @@ static void observer_read_falls_back_to_read(void **state)
     assert_int_equal(pipe(fds), 0);
     uint64_t record[3] = {123456789, 1000, 1000};
     struct perf_event_mmap_page p = page_of(0, 5, 48, 1); /* not on a counter */
-    struct probe_hw h = {.page = &p, .fd = fds[0]};
+    uint64_t last = 0;
+    struct probe_hw h = {.page = &p, .fd = fds[0], .last = &last};
     assert_int_equal(write(fds[1], record, sizeof record), (ssize_t)sizeof record);
     assert_int_equal(probe_hw_read(&h), 123456789);
     p.cap_user_rdpmc = 0; /* rdpmc not allowed */
@@ -151,7 +152,8 @@ static void failed_read_after_rdpmc_keeps_the_last_count(void **state)
     struct perf_event_mmap_page p = page_of(3, 1000, 48, 1);
     uint64_t v[] = {234};
     struct recording r = {v, 1, 0, 0, NULL};
-    struct probe_hw h = {.page = &p, .fd = fds[0]};
+    uint64_t last = 0;
+    struct probe_hw h = {.page = &p, .fd = fds[0], .last = &last};
     assert_int_equal(probe_hw_read_with(&h, replay, &r), 1234);
     p.index = 0; /* descheduled from its counter */
     assert_int_equal(probe_hw_read_with(&h, replay, &r), 1234);
