@@ -22,7 +22,7 @@
  * SHIM_AUTO_PERIOD: each sample's read of those lines costs the program a cache miss on
  * its next store (docs/calling-contexts.md, "The observer's share"). */
 #define SHIM_DEFAULT_PERIOD      1000u
-#define SHIM_AUTO_PERIOD         10000u
+#define SHIM_AUTO_PERIOD         40000u
 #define SHIM_DEFAULT_HIST_TUPLES 256u
 #define SHIM_MAX_HIST_TUPLES     (1u << 16)
 /* Tag entries and calling-context nodes a profile holds as JSON; beyond, its table file

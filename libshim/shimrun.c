@@ -28,7 +28,7 @@
 #include "libshim/config.h"
 
 /* The help text gives the default periods in words */
-_Static_assert(SHIM_DEFAULT_PERIOD == 1000 && SHIM_AUTO_PERIOD == 10000,
+_Static_assert(SHIM_DEFAULT_PERIOD == 1000 && SHIM_AUTO_PERIOD == 40000,
                "shimrun's --help names the default periods: update it");
 
 #ifndef SHIM_TOOL_VERSION
@@ -46,7 +46,7 @@ static const struct option_map {
 } options[] = {
     {"output", "FILE", 'o', "SHIM_OUTPUT", "the profile (%p pid, %e program name)"},
     {"period", "CYCLES", 'p', "SHIM_PERIOD",
-     "target sample period in TSC cycles (0: fastest; default 1000, and 10000 for code built "
+     "target sample period in TSC cycles (0: fastest; default 1000, and 40000 for code built "
      "with the pass or -finstrument-functions, " SHIM_DOC_DIR "/calling-contexts.md)"},
     {"hooks", "MODE", 0, "SHIM_HOOKS",
      "what -finstrument-functions hooks keep: tree (default), or frames for code built with "

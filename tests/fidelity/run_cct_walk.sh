@@ -143,7 +143,7 @@ for attempt in 1 2; do
     fi
     echo "default: run $attempt failed; running once more"
 done
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (10000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert "paths" not in d, d["paths"]; print("ok: and no paths")' default.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (40000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert "paths" not in d, d["paths"]; print("ok: and no paths")' default.json
 views default.json default
 
 rm -f many.json
