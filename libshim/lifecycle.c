@@ -539,10 +539,13 @@ static void summary(const struct shim_run *r)
         return;
     }
     char median[32];
-    say("shim: wrote %s: %llu sample%s, median period %s cycles, %.1f%% kept by DTE, "
+    say("shim: wrote %s: %llu sample%s, median period %s cycles%s, %.1f%% kept by DTE, "
         "observer on CPU %d (%s)\n",
         r->output_shown, (unsigned long long)t->total, t->total == 1 ? "" : "s",
         median_text(&r->obs.period, median, sizeof median),
+        r->period_auto
+            ? " (the default for compiler-made signals: SHIM_PERIOD or shimrun -p sets another)"
+            : "",
         t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
         r->placement.relation);
     double children = run_children_seconds(r);

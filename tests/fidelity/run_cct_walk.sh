@@ -134,7 +134,8 @@ views profile.json walks
 real=0
 for attempt in 1 2; do
     rm -f default.json
-    SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_default 0.5 default_truth.txt
+    SHIM_OUTPUT="$dir/default.json" SHIM_STRICT=1 ./cct_default 0.5 default_truth.txt 2>default.err
+    cat default.err >&2
     python3 "$src/tests/fidelity/check_cct.py" default.json default_truth.txt --pp 5 && break
     busy default.json default_truth.txt || real=1
     if [ "$attempt" -eq 2 ]; then
@@ -145,6 +146,13 @@ for attempt in 1 2; do
 done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; assert (c["period"], c["period_from"]) == (40000, "default for automatic signals"), c; print("ok: period", c["period"], c["period_from"]); assert d["cct"]["source"] == "stack walk", d["cct"]["source"]; print("ok: the pass at its defaults: contexts from stack walks,", d["cct"]["walk"]); assert "paths" not in d, d["paths"]; print("ok: and no paths")' default.json
 views default.json default
+# the line at exit says why the period is not the one of the docs' first pages
+if grep -q "median period [0-9]* cycles (the default for compiler-made signals: SHIM_PERIOD" default.err; then
+    echo "ok: the line at exit names the default for compiler-made signals"
+else
+    echo "FAIL: the line at exit does not say the period is the default for compiler-made signals: $(head -n 1 default.err)"
+    exit 1
+fi
 
 rm -f many.json
 SHIM_PERIOD=1000 SHIM_OUTPUT=many.json SHIM_STRICT=1 ./many_walk 4
