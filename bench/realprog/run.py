@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """bench/realprog/run.py -- what shim costs a real, call-heavy program.
 
-    bench/realprog/run.py [--quick] [--program libxcrypt|lua|sqlite] [--pass MODES]... [--period CYCLES]
+    bench/realprog/run.py [--quick] [--program libxcrypt|lua|sqlite|tcc] [--pass MODES]... [--period CYCLES]
 
-Three programs nobody wrote for shim, each built from Debian's sources and never kept in
+Four programs nobody wrote for shim, each built from Debian's sources and never kept in
 this repository (PROGRAMS below):
 
   libxcrypt  (the default) Debian's libxcrypt-source, built by bench/realprog/build.sh
@@ -18,6 +18,10 @@ this repository (PROGRAMS below):
              bench/realprog/sqlite/build.sh into BUILD/realprog-sqlite/, driven by
              bench/realprog/sqlite/driver.c: a database engine (SQL compiled to bytecode
              for its virtual machine, B-trees, a sorter) running a fixed SQL workload
+  tcc        TinyCC, Debian's tcc source package fetched and built by
+             bench/realprog/tcc/build.sh into BUILD/realprog-tcc/, driven by
+             bench/realprog/tcc/driver.c: a C compiler (preprocessor, parser, x86-64
+             code generator) compiling a fixed translation unit in memory
 
 Each is built in the variants of bench/realprog/variants.sh. For the program, in one
 run, interleaved, it times three configurations doing the same work for each compiler:
@@ -66,10 +70,11 @@ paths seen and how the periods found their paths. The checksums of these runs mu
 be equal too, and the build scripts check clang-plain's against plain's.
 
 Writes PROGRAM.csv and PROGRAM_pass.csv (realprog.csv and realprog_pass.csv for
-libxcrypt, lua.csv and lua_pass.csv for Lua, sqlite.csv and sqlite_pass.csv for SQLite; every run, the profile's figures on the
+libxcrypt, lua.csv and lua_pass.csv for Lua, sqlite.csv and sqlite_pass.csv for SQLite,
+tcc.csv and tcc_pass.csv for TinyCC; every run, the profile's figures on the
 run they were read from) into bench/results/ (--quick: bench/results/quick/). bench/run
 runs both for every program as its `realprog`, `realprog pass`, `lua`, `lua pass`,
-`sqlite` and `sqlite pass` steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
+`sqlite`, `sqlite pass`, `tcc` and `tcc pass` steps and puts their tables in bench/README.md; run alone, it builds libshim, shimrun
 and the pass's plugin first (into SHIM_BENCH_BUILD, default build/). Each is skipped,
 with one line saying why, when the program's sources cannot be had or a build fails;
 the pass's, also when there is no clang of the pass's version or no plugin (the project builds it where
@@ -117,6 +122,12 @@ PROGRAMS = {
                "quick": {"iterations": 20, "runs": 3}, "step": "sqlite",
                "command": "bench/realprog/sqlite/driver {n} (SQLite 3: an in-memory table "
                           "of 2,000 rows filled, grouped, sorted, joined and updated)"},
+    # An iteration is ~2.4 ms of compiling on the development machine: a full run ~1.2 s.
+    "tcc": {"name": "TinyCC", "build": os.path.join(HERE, "tcc", "build.sh"), "args": [],
+            "full": {"iterations": 500, "runs": 7},
+            "quick": {"iterations": 40, "runs": 3}, "step": "tcc",
+            "command": "bench/realprog/tcc/driver {n} (TinyCC compiling 400 small C functions "
+                       "in memory, a fresh compiler each time)"},
 }
 
 # Each compiler's three configurations; the first is the others' baseline.
