@@ -549,19 +549,21 @@ static void summary(const struct shim_run *r)
         t->rated ? 100.0 * (double)t->kept / (double)t->rated : 0.0, r->placement.observer_cpu,
         r->placement.relation);
     double children = run_children_seconds(r);
-    if (no_signal_seen(&r->obs.tags) && !run_children_observed() &&
-        profile_children_matter(children, (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9))
-        say("shim: the program wrote no signal, so every sample is \"(before the first "
-            "signal)\"; the programs it started used %.2f s of CPU, not observed: shimrun "
-            "--children (SHIM_AUTOSTART_CHILDREN=1) observes them too, each writing its own "
-            "profile (%%p, the pid, in -o's name keeps them apart)\n",
-            children);
-    else if (no_signal_seen(&r->obs.tags))
-        say("shim: the program wrote no signal, so every sample is \"(before the first "
-            "signal)\": build it with -finstrument-functions, or clang's "
-            "-fpass-plugin=$(pkg-config "
-            "--variable=passplugin shim), for its functions, loops and calling contexts, or mark "
-            "its phases with SHIM_SIGNAL (" SHIM_DOC_DIR "/guide.md)\n");
+    if (no_signal_seen(&r->obs.tags)) {
+        if (!run_children_observed() &&
+            profile_children_matter(children, (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9))
+            say("shim: the program wrote no signal, so every sample is \"(before the first "
+                "signal)\"; the programs it started used %.2f s of CPU, not observed: shimrun "
+                "--children (SHIM_AUTOSTART_CHILDREN=1) observes them too, each writing its own "
+                "profile (%%p, the pid, in -o's name keeps them apart)\n",
+                children);
+        else
+            say("shim: the program wrote no signal, so every sample is \"(before the first "
+                "signal)\": build it with -finstrument-functions, or clang's "
+                "-fpass-plugin=$(pkg-config --variable=passplugin shim), for its functions, "
+                "loops and calling contexts, or mark its phases with SHIM_SIGNAL (" SHIM_DOC_DIR
+                "/guide.md)\n");
+    }
     summary_unattributed(r);
     char unread[1024];
     if (unread_watch_message(&r->unread, r, unread, sizeof unread)) say("shim: %s\n", unread);

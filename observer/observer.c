@@ -51,8 +51,8 @@ static const uint64_t no_thread_word;
 uint64_t probe_hw_read_fd(const struct probe_hw *h)
 {
     uint64_t v[3]; /* count, time enabled, time running */
-    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return h->last ? *h->last : 0;
-    if (h->last) *h->last = v[0];
+    if (read(h->fd, v, sizeof v) != (ssize_t)sizeof v) return *h->last;
+    *h->last = v[0];
     return v[0];
 }
 

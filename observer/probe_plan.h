@@ -47,9 +47,9 @@ struct probe_hw {
      * observed thread's delta is this delta minus that one. */
     unsigned own;
     /* Where the observer keeps the last count it read (its own word, outside the plan,
-     * which a snapshot copies while the observer runs): what a failed read() returns
-     * instead of 0, whose delta from a real count would be near 2^64 (probe_hw_read_fd).
-     * NULL: none kept. */
+     * which a snapshot copies while the observer runs; observer_init points it there):
+     * what a failed read() returns instead of 0, whose delta from a real count would be
+     * near 2^64 (probe_hw_read_fd). Never NULL when read. */
     uint64_t *last;
 };
 
@@ -178,7 +178,7 @@ static inline uint64_t probe_hw_read_with(const struct probe_hw *h, pmc_reader r
     uint64_t count;
     if (h->read) return h->read(h);
     if (probe_hw_rdpmc(h->page, read_pmc, ctx, &count)) {
-        if (h->last) *h->last = count;
+        *h->last = count;
         return count;
     }
     return probe_hw_read_fd(h);

@@ -188,6 +188,22 @@ struct interval interval_rate(const struct profile *p, const struct profile_tag 
     return (struct interval){v, v - h, v + h, df, INTERVAL_BATCHES};
 }
 
+struct interval interval_runs(const struct stats_pooled *p, int share)
+{
+    double v = stats_pooled_value(p), h = stats_pooled_ci95(p);
+    struct interval iv = {v, v - h, v + h, (double)p->n - 1, INTERVAL_RUNS};
+    if (isnan(h)) iv.lo = iv.hi = NAN, iv.basis = INTERVAL_NONE;
+    if (share && iv.lo < 0) iv.lo = 0;
+    return iv;
+}
+
+struct interval interval_runs_rate(const struct stats_pooled *p, double scale)
+{
+    struct interval iv = interval_runs(p, 0);
+    if (iv.value == 0 && !isnan(iv.hi)) iv.hi = stats_zero_rate_hi(scale, 1, p->sum_b);
+    return iv;
+}
+
 double interval_half(const struct interval *iv)
 {
     if (isnan(iv->lo) || isnan(iv->hi)) return NAN;

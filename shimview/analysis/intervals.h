@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct stats_pooled; /* shimview/analysis/stats.h */
+
 enum interval_basis {
     INTERVAL_NONE,
     INTERVAL_BATCHES,
@@ -63,6 +65,16 @@ struct interval interval_rate(const struct profile *p, const struct profile_tag 
 /* The same for sums over several tuples (n kept periods and the five sums). */
 struct interval interval_rate_sums(const struct profile *p, size_t r, uint64_t n, double sum_a,
                                    double sum_b, double sum_aa, double sum_bb, double sum_ab);
+
+/* An estimate pooled over runs (merge, compare --runs: stats_pooled) with its interval
+ * across them (INTERVAL_RUNS, runs - 1 degrees of freedom; none with fewer than two
+ * runs); a share's stops at 0. */
+struct interval interval_runs(const struct stats_pooled *p, int share);
+
+/* The same for a rate, `scale` what one event adds to its numerator: where no run saw an
+ * event, the runs agree on 0, which is no interval; it goes from 0 up to the rule of
+ * three's bound over every run's cycles (stats_zero_rate_hi). */
+struct interval interval_runs_rate(const struct stats_pooled *p, double scale);
 
 /* The larger distance from the value to a bound (NAN without an interval). */
 double interval_half(const struct interval *iv);

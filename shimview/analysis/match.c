@@ -590,9 +590,8 @@ static int same_run(const struct profile *a, const struct profile *b)
     if (a->program.pid != b->program.pid || a->run.start_unix_ns != b->run.start_unix_ns) return 0;
     if (a->run.snapshot && b->run.snapshot) return 1;
     if (a->run.tsc_cycles != b->run.tsc_cycles || a->samples.total != b->samples.total ||
-        a->ntags != b->ntags)
+        a->ntags != b->ntags || a->nrates != b->nrates)
         return 0;
-    if (a->nrates != b->nrates) return 0;
     for (size_t i = 0; i < a->ntags; i++) {
         const struct profile_tag *s = &a->tags[i], *t = &b->tags[i];
         if (s->samples != t->samples || s->cycles != t->cycles) return 0;

@@ -18,8 +18,8 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
-#include <string.h>
 #include <stdio.h>
+#include <string.h>
 
 double stats_mean(uint64_t n, double sum)
 {

@@ -115,17 +115,6 @@ static void side_range(const struct compare_options *o, size_t j, size_t *from, 
     *to = j ? o->nfile : o->runs;
 }
 
-/* An estimate pooled over runs as an interval across them (INTERVAL_RUNS); no interval
- * with fewer than two runs. */
-static struct interval runs_interval(const struct stats_pooled *p, int share)
-{
-    double v = stats_pooled_value(p), h = stats_pooled_ci95(p);
-    struct interval iv = {v, v - h, v + h, (double)p->n - 1, INTERVAL_RUNS};
-    if (isnan(h)) iv.lo = iv.hi = NAN, iv.basis = INTERVAL_NONE;
-    if (share && iv.lo < 0) iv.lo = 0;
-    return iv;
-}
-
 /* One row: a matched tag with what both sides say of its share. */
 struct cmp_row {
     const struct match_row *m;
@@ -174,7 +163,7 @@ static struct interval runs_share(const struct match *m, struct cmp_row *r, size
         if (match_attributed(m, j))
             stats_pooled_add(&p, t ? (double)t->samples : 0, (double)match_attributed(m, j));
     }
-    return runs_interval(&p, 1);
+    return interval_runs(&p, 1);
 }
 
 static struct cmp_row *make_rows(const struct match *m, const struct compare_options *o)
@@ -298,10 +287,7 @@ static struct interval runs_rate(const struct match *m, const struct cmp_row *r,
         const struct profile_rate_stats *s = t ? &t->rates[match_rate(m, k, j)] : NULL;
         if (s && s->n > 0 && s->has_stats && s->sum_b > 0) stats_pooled_add(&p, s->sum_a, s->sum_b);
     }
-    struct interval iv = runs_interval(&p, 0);
-    if (iv.value == 0 && !isnan(iv.hi)) /* no run saw an event: 0, up to a bound */
-        iv.hi = stats_zero_rate_hi(m->folded[from].rates[match_rate(m, k, from)].scale, 1, p.sum_b);
-    return iv;
+    return interval_runs_rate(&p, m->folded[from].rates[match_rate(m, k, from)].scale);
 }
 
 static void rate_cells(struct table *t, size_t c, const struct match *m, const struct cmp_row *r,
@@ -713,9 +699,10 @@ int compare_main(int argc, char **argv)
     }
     if ((rc = match_load(o.file, o.nfile, p)) == 0) {
         rc = o.flame ? flame_diff_ready(p[0], p[1]) : 0; /* before the table, not after it */
-        if (rc == 0 && o.runs > 1)                       /* each side's runs are its replicates */
+        if (rc == 0 && o.runs > 1) {                     /* each side's runs are its replicates */
             rc = match_distinct_runs("compare", o.file, p, 0, o.runs);
-        if (rc == 0 && o.runs > 1) rc = match_distinct_runs("compare", o.file, p, o.runs, o.nfile);
+            if (rc == 0) rc = match_distinct_runs("compare", o.file, p, o.runs, o.nfile);
+        }
         if (rc == 0) rc = compare_profiles(p, &o);
         if (rc == 0 && o.flame) {
             fflush(stdout);

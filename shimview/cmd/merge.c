@@ -23,6 +23,7 @@
  */
 #include "shimview/cmd/commands.h"
 #include "shimview/analysis/match.h"
+#include "shimview/analysis/intervals.h"
 #include "shimview/analysis/stats.h"
 #include "shimview/base/table.h"
 
@@ -178,11 +179,9 @@ static struct table *new_table(const struct match *m, int csv)
     return t;
 }
 
-/* A pooled estimate and its interval in columns c, c + 1: a share as a percentage
- * (stats_format_share) with its interval in points, a rate to the precision its interval
- * supports. */
-static void text_estimate(struct table *t, size_t c, const struct stats_pooled *p, int share,
-                          double zero_hi)
+/* A pooled share and its interval in columns c, c + 1: a percentage (stats_format_share)
+ * with its interval in points, "down to 0" where it would go below. */
+static void text_share(struct table *t, size_t c, const struct stats_pooled *p)
 {
     double v = stats_pooled_value(p), ci = stats_pooled_ci95(p);
     char a[64], b[64];
@@ -190,36 +189,38 @@ static void text_estimate(struct table *t, size_t c, const struct stats_pooled *
         table_set(t, c, "-");
         return;
     }
-    if (share) {
-        stats_format_estimate(100 * v, 100 * ci, a, b, sizeof a);
-        table_set(t, c, "%s", stats_format_share(v, a, sizeof a));
-        if (v - ci < 0) { /* a share is not below 0: "+up, down to 0" */
-            table_set(t, c + 1, "+%s, down to 0", b + strlen(STATS_PLUS_MINUS));
-            return;
-        }
-    } else if (v == 0 && !isnan(ci)) { /* no run saw an event: 0, up to a bound */
-        stats_format_estimate(v, zero_hi, a, b, sizeof a);
-        table_set(t, c, "%s", a);
-        table_set(t, c + 1, "up to %s", b + strlen(STATS_PLUS_MINUS));
+    stats_format_estimate(100 * v, 100 * ci, a, b, sizeof a);
+    table_set(t, c, "%s", stats_format_share(v, a, sizeof a));
+    if (v - ci < 0) /* a share is not below 0: "+up, down to 0" */
+        table_set(t, c + 1, "+%s, down to 0", b + strlen(STATS_PLUS_MINUS));
+    else
+        table_set(t, c + 1, "%s", b);
+}
+
+/* Rate k pooled over the runs, with its interval (interval_runs_rate). */
+static struct interval pooled_rate(const struct match *m, size_t k, const struct stats_pooled *p)
+{
+    return interval_runs_rate(p, m->folded[0].rates[match_rate(m, k, 0)].scale);
+}
+
+/* A pooled rate and its interval in columns c, c + 1, to the precision the interval
+ * supports ("up to" where no run saw an event). */
+static void text_rate(struct table *t, size_t c, const struct interval *iv)
+{
+    char a[64], b[64];
+    if (isnan(iv->value)) {
+        table_set(t, c, "-");
         return;
-    } else {
-        stats_format_estimate(v, ci, a, b, sizeof a);
-        table_set(t, c, "%s", a);
     }
+    interval_format(iv, iv->value, a, b, sizeof a);
+    table_set(t, c, "%s", a);
     table_set(t, c + 1, "%s", b);
 }
 
-/* The upper end of a pooled rate's interval where no run saw an event (its runs agree on
- * 0, but that is no interval): the rule of three over every run's cycles. */
-static double pooled_zero_hi(const struct match *m, size_t k, const struct stats_pooled *p)
+/* mean, sd and ci95 in columns c, c + 1, c + 2; ci the interval's half-width. */
+static void csv_estimate(struct table *t, size_t c, const struct stats_pooled *p, double ci)
 {
-    return stats_zero_rate_hi(m->folded[0].rates[match_rate(m, k, 0)].scale, 1, p->sum_b);
-}
-
-static void csv_estimate(struct table *t, size_t c, const struct stats_pooled *p, double zero_hi)
-{
-    double v = stats_pooled_value(p), sd = stats_running_sd(&p->each), ci = stats_pooled_ci95(p);
-    if (v == 0 && !isnan(ci)) ci = zero_hi;
+    double v = stats_pooled_value(p), sd = stats_running_sd(&p->each);
     if (!isnan(v)) table_set(t, c, "%.10g", v);
     if (!isnan(sd)) table_set(t, c + 1, "%.6g", sd);
     if (!isnan(ci)) table_set(t, c + 2, "%.6g", ci);
@@ -231,16 +232,19 @@ static void add_row(struct table *t, const struct match *m, const struct merged_
     table_set(t, 0, "%s", r->m->name);
     table_set(t, 1, "%zu", r->runs);
     if (csv) {
-        csv_estimate(t, 2, &r->share, NAN);
+        csv_estimate(t, 2, &r->share, stats_pooled_ci95(&r->share));
         for (size_t k = 0; k < m->nrates; k++) {
-            csv_estimate(t, 5 + CSV_RATE_COLS * k, &r->rate[k], pooled_zero_hi(m, k, &r->rate[k]));
+            struct interval iv = pooled_rate(m, k, &r->rate[k]);
+            csv_estimate(t, 5 + CSV_RATE_COLS * k, &r->rate[k], interval_half(&iv));
             table_set(t, 5 + CSV_RATE_COLS * k + 3, "%" PRIu64, r->rate[k].n);
         }
         return;
     }
-    text_estimate(t, 2, &r->share, 1, NAN);
-    for (size_t k = 0; k < m->nrates; k++)
-        text_estimate(t, 4 + TEXT_RATE_COLS * k, &r->rate[k], 0, pooled_zero_hi(m, k, &r->rate[k]));
+    text_share(t, 2, &r->share);
+    for (size_t k = 0; k < m->nrates; k++) {
+        struct interval iv = pooled_rate(m, k, &r->rate[k]);
+        text_rate(t, 4 + TEXT_RATE_COLS * k, &iv);
+    }
 }
 
 static void print_notes(const struct match *m, size_t hidden)

@@ -295,13 +295,9 @@ static const char *fmt_rate(const struct profile *p, size_t r, const struct call
     if (isnan(v)) return "no period kept";
     struct interval iv = calltree_rate_interval(p, r, s);
     double half = interval_half(&iv);
-    char pm[28], h[28];               /* the two and a mark fit the callers' 64 bytes */
-    if (isfinite(half) && half > 0) { /* as plot_fmt_pm, "up to" for a rate from 0 */
-        interval_format(&iv, v, pm, h, sizeof pm);
-        snprintf(buf, len, "%s %s%s", pm, h, interval_mark(iv.basis));
-    } else {
-        snprintf(buf, len, "%s", plot_fmt_pm(v, half, pm, sizeof pm));
-    }
+    char pm[64];
+    snprintf(buf, len, "%s%s", plot_fmt_interval(&iv, v, pm, sizeof pm),
+             isfinite(half) && half > 0 ? interval_mark(iv.basis) : ""); /* as plot_fmt_pm */
     return buf;
 }
 

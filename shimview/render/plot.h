@@ -162,6 +162,10 @@ const char *plot_color(size_t i);
 /* "value ± spread", both to the decimal place two significant digits of spread need;
  * just the value (4 significant digits) when spread is not a positive number. */
 const char *plot_fmt_pm(double value, double spread, char *buf, size_t len);
+/* The same with value's interval: "value ± h", or "value up to h" for an interval from 0
+ * (a rate without events, interval_format); just the value without a positive half. */
+struct interval;
+const char *plot_fmt_interval(const struct interval *iv, double value, char *buf, size_t len);
 /* A percentage: "0%", "<0.1%", "12.3%". */
 const char *plot_fmt_share(double percent, char *buf, size_t len);
 /* A value with 3 significant digits, thousands separated: 0.0123, 1.23, 117, 12,345. */

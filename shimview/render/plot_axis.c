@@ -12,6 +12,7 @@
 #include "shimview/base/numbers.h"
 #include "shimview/render/plot.h"
 #include "shimview/analysis/stats.h"
+#include "shimview/analysis/intervals.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -307,6 +308,16 @@ const char *plot_color(size_t i)
 }
 
 /* ---- numbers ---- */
+
+const char *plot_fmt_interval(const struct interval *iv, double value, char *buf, size_t len)
+{
+    double half = interval_half(iv);
+    if (!isfinite(half) || half <= 0) return plot_fmt_pm(value, half, buf, len);
+    char v[28], c[28]; /* the two fit the callers' 64 bytes with a mark */
+    interval_format(iv, value, v, c, sizeof v);
+    snprintf(buf, len, "%s %s", v, c);
+    return buf;
+}
 
 const char *plot_fmt_pm(double value, double spread, char *buf, size_t len)
 {

@@ -349,15 +349,9 @@ static double not_drawn_lines(struct svg *s, const struct bars *b, double tx, do
 static const char *fmt_rate_ci(const struct bars *b, char *buf, size_t len)
 {
     struct interval iv = interval_rate(b->p, b->tag, b->rate);
-    char m[28], h[28]; /* the two and a mark fit the callers' 64 bytes */
-    double half = interval_half(&iv);
-    if (isfinite(half) && half > 0) { /* as plot_fmt_pm, "up to" for a rate from 0 */
-        interval_format(&iv, b->rs->rate, m, h, sizeof m);
-        snprintf(buf, len, "%s %s%s", m, h, interval_mark(iv.basis));
-    } else {
-        snprintf(buf, len, "%s%s", plot_fmt_pm(b->rs->rate, half, m, sizeof m),
-                 interval_mark(iv.basis));
-    }
+    char m[64];
+    plot_fmt_interval(&iv, b->rs->rate, m, sizeof m);
+    snprintf(buf, len, "%s%s", m, interval_mark(iv.basis));
     return buf;
 }
 

@@ -26,7 +26,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Columns per rate: text "rate", "± CI", "n"; CSV "mean_", "ci95_", "n_", "rate_",
  * "rate_ci95_". */

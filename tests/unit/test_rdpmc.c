@@ -136,7 +136,8 @@ static void observer_read_falls_back_to_read(void **state)
     assert_int_equal(probe_hw_read(&h), 987654321);
     assert_int_equal(counter_delta(probe_hw_read(&h), 987654321, counter_mask(64)), 0);
     close(fds[0]);
-    struct probe_hw never = {.page = &p, .fd = -1}; /* before any count: 0 */
+    uint64_t none = 0;
+    struct probe_hw never = {.page = &p, .fd = -1, .last = &none}; /* before any count: 0 */
     assert_int_equal(probe_hw_read(&never), 0);
 }
 
