@@ -254,7 +254,7 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
     struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
     uint64_t *all = NULL;
     if (chains) {
-        if (walk_trees_build(&w, rows->n, rows->thread, rows->ctx, chains, syms, &st) != 0 ||
+        if (walk_trees_build(&w, rows->n, rows->thread, rows->ctx, rows->method, chains, syms, &st) != 0 ||
             !(all = malloc((n_seen + w.nfns + 1) * sizeof *all))) {
             walk_trees_free(&w);
             if (syms) symbols_close(syms);

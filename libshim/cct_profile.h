@@ -19,6 +19,7 @@ struct tag_rows {
     size_t n;
     const uint64_t *thread;
     uint64_t *ctx;
+    uint64_t *method; /* the function column, with ctx */
 };
 
 /* When the program ran instrumented code (-finstrument-functions, or the compiler pass,

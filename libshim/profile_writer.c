@@ -26,6 +26,7 @@
 #include "libshim/cct_profile.h"
 #include "libshim/profile_table.h"
 #include "signals/path.h"
+#include "signals/stackwalk.h"
 #include "libshim/names.h"
 #include "libshim/internal.h"
 
@@ -287,33 +288,43 @@ static int by_samples_desc(const void *a, const void *b, void *arg)
 }
 
 /* A table's entries in the order the profile lists them, most samples first; for the tag
- * table with stack walks, each entry's thread word and context column too, which
- * cct_profile_add() turns from chain numbers into context values. */
+ * table with stack walks, each entry's thread word, context column and function column
+ * too, which cct_profile_add() turns from chain numbers into context values and from
+ * hooks' exit words into functions (walk_trees_build); the loop column, where there is
+ * one, takes the function where it held the same exit word. */
 struct tag_order {
     uint32_t *order;
     struct tag_rows rows; /* rows.ctx NULL: no context column to rewrite */
     uint64_t *thread;
-    unsigned col; /* the context column among the values */
+    unsigned col, method_col; /* the context and function columns among the values */
+    int loop_col;             /* the loop column, -1 when none */
 };
 
-static int tag_order_build(const struct tag_table *t, struct tag_order *o, unsigned walk_tag)
+static int tag_order_build(const struct shim_run *r, const struct tag_table *t, struct tag_order *o,
+                           unsigned walk_tag, unsigned method_tag)
 {
     memset(o, 0, sizeof *o);
+    o->loop_col = -1;
     o->order = malloc((t->n_entries + 1) * sizeof *o->order);
     if (!o->order) return -1;
     for (uint32_t i = 0; i < t->n_entries; i++)
         o->order[i] = i;
     qsort_r(o->order, t->n_entries, sizeof *o->order, by_samples_desc, (void *)t);
     o->rows.n = t->n_entries;
-    if (!walk_tag) return 0;
+    if (!walk_tag || !method_tag) return 0;
     o->col = walk_tag - 1;
+    o->method_col = method_tag - 1;
+    for (unsigned i = 0; r && i < r->n_tag_slots; i++)
+        if (r->tag_slot[i] == SHIM_SLOT_LOOP) o->loop_col = (int)i;
     o->thread = malloc((t->n_entries + 1) * sizeof *o->thread);
     o->rows.ctx = malloc((t->n_entries + 1) * sizeof *o->rows.ctx);
-    if (!o->thread || !o->rows.ctx) return -1;
+    o->rows.method = malloc((t->n_entries + 1) * sizeof *o->rows.method);
+    if (!o->thread || !o->rows.ctx || !o->rows.method) return -1;
     for (uint32_t i = 0; i < t->n_entries; i++) {
         const uint64_t *key = tag_table_key(t, o->order[i]);
         o->thread[i] = key[0];
         o->rows.ctx[i] = key[1 + o->col];
+        o->rows.method[i] = key[1 + o->method_col];
     }
     o->rows.thread = o->thread;
     return 0;
@@ -324,6 +335,7 @@ static void tag_order_free(struct tag_order *o)
     free(o->order);
     free(o->thread);
     free(o->rows.ctx);
+    free(o->rows.method);
 }
 
 /* The entries of table t in JSON, all of them, or with a table file when there are more
@@ -346,7 +358,12 @@ static json_t *tags_out(const struct shim_run *r, const struct tag_table *t,
     for (uint32_t i = 0; i < t->n_entries; i++) {
         const struct tag_entry *e = tag_table_entry(t, o->order[i]);
         memcpy(key, tag_table_key(t, o->order[i]), sizeof key);
-        if (o->rows.ctx) key[1 + o->col] = o->rows.ctx[i];
+        if (o->rows.ctx) {
+            if (o->loop_col >= 0 && key[1 + o->loop_col] == key[1 + o->method_col])
+                key[1 + o->loop_col] = o->rows.method[i];
+            key[1 + o->col] = o->rows.ctx[i];
+            key[1 + o->method_col] = o->rows.method[i];
+        }
         if (to_table && !tag_entry_detail(t, e))
             table_entry(table, key[0], key + 1, t->key_words - 1, e, t->n_rates);
         else
@@ -358,7 +375,7 @@ static json_t *tags_out(const struct shim_run *r, const struct tag_table *t,
 static json_t *tags_json(const struct shim_run *r, const struct tag_table *t)
 {
     struct tag_order o;
-    json_t *a = tag_order_build(t, &o, 0) == 0 ? tags_out(r, t, &o, NULL) : NULL;
+    json_t *a = tag_order_build(r, t, &o, 0, 0) == 0 ? tags_out(r, t, &o, NULL) : NULL;
     tag_order_free(&o);
     return a;
 }
@@ -399,8 +416,9 @@ static size_t functions_seen(const struct shim_run *r, uint64_t **out)
     if (!a) return 0;
     for (uint32_t e = 0; e < tags->n_entries; e++) {
         const uint64_t *key = tag_table_key(tags, e);
-        if (method >= 0) a[n++] = key[1 + method];
-        if (loop >= 0) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
+        /* a hooks' exit word is named by the walks' trees (cct_profile_add) */
+        if (method >= 0 && !STACKWALK_IS_EXIT(key[1 + method])) a[n++] = key[1 + method];
+        if (loop >= 0 && !STACKWALK_IS_EXIT(key[1 + loop])) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
     }
     for (uint32_t e = 0; o_paths(r) && e < paths->n_entries; e++)
         a[n++] = tag_table_key(paths, e)[1];
@@ -565,7 +583,7 @@ static json_t *profile_json(const struct shim_run *r, struct table_writer *table
     double wall = (double)(r->end.mono_ns - r->start.mono_ns) * 1e-9;
     unsigned walk = o->plan.walk_tag; /* contexts from stack walks: column walk - 1 */
     struct tag_order order;
-    if (tag_order_build(&o->tags, &order, walk) != 0) {
+    if (tag_order_build(r, &o->tags, &order, walk, o->plan.method_tag) != 0) {
         tag_order_free(&order);
         return NULL;
     }

@@ -136,20 +136,50 @@ static uint64_t chain_of(uint64_t v)
     return STACKWALK_IS_CHAIN(v) ? STACKWALK_CHAIN_ID(v) : CHAIN_NONE;
 }
 
-/* The node of chain c in tree t into *node (fns: the functions of its frames, scratch);
- * 0, or -1 when memory ran out. A chain without a function (an empty one, or one whose
- * innermost function is 0: the thread outside its functions) is the thread's root. */
-static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, const struct addr_fn *m,
-                      size_t nm, const struct sidetable *st, uint64_t *fns, uint32_t *node)
+/* The function a sample's word names (`method` of walk_trees_build): itself, or after a
+ * hooks' exit (STACKWALK_EXIT form, signals/stackwalk.h) the function the thread goes on
+ * in: the one holding the first return address `ret` (0: none was read) where the
+ * function holding the hook's return address is the one that left, as the 16 bits stored
+ * with it say, and that one otherwise. *own says which (1: the caller's). */
+static uint64_t word_fn(const struct addr_fn *m, size_t nm, uint64_t v, uint64_t ret, int *own)
 {
+    *own = 0;
+    if (!STACKWALK_IS_EXIT(v)) return v;
+    uint64_t left = fn_of(m, nm, STACKWALK_EXIT_ADDR(v));
+    if (ret && left && SHIM_HOOKS_TAG(left) == STACKWALK_EXIT_TAG(v)) {
+        *own = 1;
+        return fn_of(m, nm, ret);
+    }
+    return left;
+}
+
+/* The node of chain c in tree t into *node and the function it starts with into *leaf
+ * (fns: the functions of its frames, scratch); 0, or -1 when memory ran out. A chain
+ * without a function (an empty one, or one whose innermost function is 0: the thread
+ * outside its functions) is the thread's root; one kept for its function alone
+ * (CHAIN_LEAF_ONLY) the lost node. */
+static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, int kind,
+                      const struct addr_fn *m, size_t nm, const struct sidetable *st, uint64_t *fns,
+                      uint32_t *node, uint64_t *leaf)
+{
+    int own;
+    *leaf = word_fn(m, nm, c[0], n > 1 ? c[1] : 0, &own);
+    *node = CCT_NODE_ROOT;
+    if (kind == CHAIN_LEAF_ONLY) {
+        *node = CCT_NODE_OVERFLOW;
+        return 0;
+    }
+    if (own) { /* the caller's chain: its frame is the first one read */
+        c++;
+        n--;
+    }
     for (unsigned j = 0; j < n; j++) {
-        fns[j] = j ? fn_of(m, nm, c[j]) : c[0];
+        fns[j] = j ? fn_of(m, nm, c[j]) : *leaf;
         if (!fns[j]) { /* not code: the walk left the frames here */
             n = j;
             break;
         }
     }
-    *node = CCT_NODE_ROOT;
     if (n == 0) return 0;
     /* the outermost frame the pass instrumented; else (hooks, no side tables) the
      * outermost that a symbol names: the C library's unnamed start-up frames go */
@@ -179,24 +209,30 @@ static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, const 
 }
 
 int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread, uint64_t *ctx,
-                     const struct chain_store *c, struct symbols *syms, const struct sidetable *st)
+                     uint64_t *method, const struct chain_store *c, struct symbols *syms,
+                     const struct sidetable *st)
 {
     memset(w, 0, sizeof *w);
-    /* every return address of every chain an entry names, each looked up once */
+    /* every return address of every chain an entry names, and every hooks' exit word's
+     * address, each looked up once */
     size_t n_addr = 0;
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]);
         if (id >= CHAIN_FIRST && id < c->n) n_addr += c->len[id];
+        if (method) n_addr++;
     }
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
     uint64_t *fns = malloc((STACKWALK_MAX_DEPTH + 1) * sizeof *fns);
-    if (!m || !fns) goto fail;
-    size_t nm = 0;
+    uint64_t *leaves = malloc((n_rows ? n_rows : 1) * sizeof *leaves);
+    if (!m || !fns || !leaves) goto fail;
+    size_t nm = 0, nleaves = 0;
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]);
+        if (method && STACKWALK_IS_EXIT(method[i])) m[nm++].addr = STACKWALK_EXIT_ADDR(method[i]);
         if (id < CHAIN_FIRST || id >= c->n) continue;
         unsigned n;
         const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
+        if (STACKWALK_IS_EXIT(ch[0])) m[nm++].addr = STACKWALK_EXIT_ADDR(ch[0]);
         for (unsigned j = 1; j < n; j++)
             m[nm++].addr = ch[j];
     }
@@ -215,19 +251,27 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         m[j].fn = found && si.name ? call - si.sym_offset : m[j].addr;
     }
     for (size_t i = 0; i < n_rows; i++) {
-        uint64_t id = chain_of(ctx[i]);
-        if (id == CHAIN_NONE) continue; /* not a walk's (0, or a hooks' node), or its root */
+        uint64_t id = chain_of(ctx[i]), leaf = 0;
+        int own;
+        if (id == CHAIN_NONE) { /* not a walk's (0, or a hooks' node), or its root */
+            if (method && STACKWALK_IS_EXIT(method[i]))
+                leaves[nleaves++] = method[i] = word_fn(m, nm, method[i], 0, &own);
+            continue;
+        }
         struct walk_tree *t = tree_for(w, thread[i]);
         if (!t) goto fail;
         uint32_t node = CCT_NODE_OVERFLOW;
         if (id >= CHAIN_FIRST && id < c->n) {
             unsigned n;
             const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
-            if (chain_node(t, ch, n, m, nm, st, fns, &node)) goto fail;
+            if (chain_node(t, ch, n, c->cut[id], m, nm, st, fns, &node, &leaf)) goto fail;
+        } else if (method) { /* lost, with no return address kept */
+            leaf = word_fn(m, nm, method[i], 0, &own);
         }
+        if (method && STACKWALK_IS_EXIT(method[i])) leaves[nleaves++] = method[i] = leaf;
         ctx[i] = CCT_SIGNAL(t->index, node);
     }
-    size_t total = 0;
+    size_t total = nleaves;
     for (size_t j = 0; j < w->n; j++)
         total += w->t[j].n;
     w->fns = malloc((total ? total : 1) * sizeof *w->fns);
@@ -235,12 +279,16 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     for (size_t j = 0; j < w->n; j++)
         for (size_t q = CCT_NODE_FIRST; q < w->t[j].n; q++)
             w->fns[w->nfns++] = w->t[j].nodes[q].fn;
+    for (size_t j = 0; j < nleaves; j++)
+        w->fns[w->nfns++] = leaves[j];
     free(m);
     free(fns);
+    free(leaves);
     return 0;
 fail:
     free(m);
     free(fns);
+    free(leaves);
     walk_trees_free(w);
     return -1;
 }

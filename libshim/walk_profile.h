@@ -46,10 +46,13 @@ struct walk_trees {
  * the first return address no loaded module holds. Return addresses become their
  * functions through syms (NULL: each stands for itself); the frames outside the outermost
  * function the pass instrumented (st) are left out, as the hooks' trees start there too.
- * Recursion folds onto the nearest ancestor of the same function. 0, or -1 when memory
- * runs out. */
+ * Recursion folds onto the nearest ancestor of the same function. method[i] (method may
+ * be NULL) is the entry's function column: a hooks' exit word in it (STACKWALK_EXIT form,
+ * signals/stackwalk.h) is rewritten as the function the thread went on in, which the
+ * chain starts with too; those functions are in w->fns. 0, or -1 when memory runs out. */
 int walk_trees_build(struct walk_trees *w, size_t n, const uint64_t *thread, uint64_t *ctx,
-                     const struct chain_store *c, struct symbols *syms, const struct sidetable *st);
+                     uint64_t *method, const struct chain_store *c, struct symbols *syms,
+                     const struct sidetable *st);
 void walk_trees_free(struct walk_trees *w);
 
 #endif

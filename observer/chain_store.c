@@ -81,7 +81,7 @@ uint32_t chain_store_intern(struct chain_store *s, uint64_t fn, const uint64_t *
                             int cut)
 {
     unsigned n = nret + 1;
-    uint64_t h = mix(0x9e3779b97f4a7c15ull ^ n ^ ((uint64_t)(cut != 0) << 40), fn);
+    uint64_t h = mix(0x9e3779b97f4a7c15ull ^ n ^ ((uint64_t)cut << 40), fn);
     for (unsigned i = 0; i < nret; i++)
         h = mix(h, ret[i]);
     h |= 1; /* never 0 */
@@ -95,7 +95,7 @@ uint32_t chain_store_intern(struct chain_store *s, uint64_t fn, const uint64_t *
             id = s->n++;
             s->start[id] = s->used;
             s->len[id] = (uint16_t)n;
-            s->cut[id] = (uint8_t)(cut != 0);
+            s->cut[id] = (uint8_t)cut;
             s->hash[id] = h;
             s->words[s->used] = fn;
             memcpy(s->words + s->used + 1, ret, nret * sizeof *ret);
@@ -104,7 +104,7 @@ uint32_t chain_store_intern(struct chain_store *s, uint64_t fn, const uint64_t *
             return id;
         }
         const uint64_t *w = s->words + s->start[id];
-        if (s->hash[id] == h && s->len[id] == n && w[0] == fn &&
+        if (s->hash[id] == h && s->len[id] == n && s->cut[id] == cut && w[0] == fn &&
             !memcmp(w + 1, ret, nret * sizeof *ret))
             return id;
     }
@@ -182,7 +182,7 @@ walk_from(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out, 
             out->cut = 1;
             break;
         }
-        if (fp == out->want) out->found = 1;
+        if (fp == out->want || fp == out->want2) out->found = 1;
         const volatile uint64_t *f = (const volatile uint64_t *)(uintptr_t)fp;
         uint64_t next = f[0], ret = f[1];
         if (!ret) break;

@@ -22,6 +22,14 @@
 #define CHAIN_LOST  1u /* not kept: the store was full, or the frames were left */
 #define CHAIN_FIRST 2u
 
+/* What a stored chain holds (chain_store_intern's `cut`): all the frames; the innermost
+ * STACKWALK_MAX_DEPTH, the walk cut there; or, after a hooks' exit whose walk was lost
+ * (signals/stackwalk.h), the word read and the first return address alone, for the writer
+ * to name the sample's function (the sample's context is lost). */
+#define CHAIN_WHOLE     0
+#define CHAIN_CUT       1
+#define CHAIN_LEAF_ONLY 2
+
 /* Default room: chains, and words for all of them (a chain of depth d takes d + 1). */
 #define CHAIN_STORE_CHAINS (1u << 18)
 #define CHAIN_STORE_WORDS  (1u << 22)
@@ -30,7 +38,7 @@ struct chain_store {
     uint64_t *words;     /* chain i is words[start[i] .. start[i] + len[i]) */
     uint32_t *start;     /* per chain */
     uint16_t *len;       /* per chain: words (the function and its return addresses) */
-    uint8_t *cut;        /* per chain: the walk reached STACKWALK_MAX_DEPTH */
+    uint8_t *cut;        /* per chain: CHAIN_WHOLE, CHAIN_CUT or CHAIN_LEAF_ONLY */
     uint64_t *hash;      /* per chain */
     uint32_t *index;     /* open addressing: chain numbers, 0 empty */
     uint32_t index_mask; /* index entries - 1 */
@@ -51,8 +59,9 @@ struct chain_store {
 int chain_store_init(struct chain_store *s, uint32_t chains, uint32_t words);
 void chain_store_free(struct chain_store *s);
 
-/* The number of the chain of function fn and return addresses ret[0 .. nret), added if
- * new; CHAIN_LOST when it is new and there is no room. No allocation, no system call. */
+/* The number of the chain of function fn and return addresses ret[0 .. nret), of kind
+ * `cut` (above), added if new; CHAIN_LOST when it is new and there is no room. No
+ * allocation, no system call. */
 uint32_t chain_store_intern(struct chain_store *s, uint64_t fn, const uint64_t *ret, unsigned nret,
                             int cut);
 
@@ -83,8 +92,8 @@ struct chain_walk_frames {
     uint64_t ret[STACKWALK_MAX_DEPTH];
     unsigned n;
     int cut;
-    uint64_t want; /* in: a frame address to look for among the frames read, 0: none */
-    int found;     /* out: the walk read the frame `want` */
+    uint64_t want, want2; /* in: frame addresses to look for among the frames read, 0: none */
+    int found;            /* out: the walk read the frame `want` or `want2` */
 };
 unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_frames *out);
 
@@ -94,26 +103,29 @@ unsigned chain_walk(uint64_t fp, uint64_t lo, uint64_t hi, struct chain_walk_fra
 int chain_frame(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t *next, uint64_t *ret);
 
 /* chain_walk() from the frame `next` that frame `fp` saved, after its return address
- * `ret`, which becomes out->ret[0]; out->found says whether out->want was among the
+ * `ret`, which becomes out->ret[0]; out->found says whether out->want or want2 was among the
  * frames read from `next` outward. */
 unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
                        struct chain_walk_frames *out);
 
-/* Whether the frames a walk read are the chain of the function it read first: fn with
- * frame fp and the frame word's low bits mark (signals/stackwalk.h), when reading the
- * frame word again after the innermost frame (whose return address was ret) gave fn2,
- * fp2, mark2, and `found` says whether the walk read fp2's frame. So they are when the
- * thread is still in the frame with the same function; or with another, in or out of a
- * function inlined there (a marked read whose hash is ret's: the frame is still the same
- * call's); deeper (in a callee: the frame was not left); or back in a frame the walk read
- * (a caller). Not otherwise: the same frame with another function, unmarked, is a sibling
- * call from the same caller, whose return address may be the one read. */
-static inline int chain_steady(uint64_t fn, uint64_t fp, uint64_t mark, uint64_t fn2, uint64_t fp2,
-                               uint64_t mark2, uint64_t ret, int found)
+/* Whether the frames a walk read are the chain of the pair it read first: function fn
+ * with frame fp, the frame word's low bits `mark` and, for the hooks' entries, the call
+ * site's 16 bits `tag` (signals/stackwalk.h), when reading the pair again after the
+ * innermost frame gave fn2, fp2, mark2, tag2, and `found` says whether the walk read
+ * fp2's frame. So they are when the thread is still in the frame with the same function;
+ * in it with another, where one of the two reads is a hooks' exit (SHIM_FRAME_EXIT: the
+ * frame is the leaving function's, or the one it ran inlined into, and the first return
+ * address read is the caller's either way) or both are hooks' entries from the same call
+ * site (a function inlined there, entered or left: the frame is still the same call's);
+ * deeper (in a callee: the frame was not left); or back in a frame the walk read (a
+ * caller). Not otherwise: the same frame with another function is a sibling call from the
+ * same caller, whose return address may be the one read. */
+static inline int chain_steady(uint64_t fn, uint64_t fp, uint64_t mark, unsigned tag, uint64_t fn2,
+                               uint64_t fp2, uint64_t mark2, unsigned tag2, int found)
 {
     if (fp2 == fp)
-        return fn2 == fn || (mark && mark == shim_frame_mark(ret)) ||
-               (mark2 && mark2 == shim_frame_mark(ret));
+        return fn2 == fn || ((mark | mark2) & SHIM_FRAME_EXIT) != 0 ||
+               ((mark & mark2 & SHIM_FRAME_HOOKS) && tag == tag2);
     return (fp2 && fp2 < fp) || found;
 }
 

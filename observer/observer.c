@@ -194,45 +194,64 @@ static inline void observer_find_block(struct observer *o, uint64_t tid)
  * cache line the program keeps writing, so the second read comes a cache miss later,
  * when a short function may have returned). The frames read are taken as the sampled
  * function's when the thread is then still in its frame (chain_steady: with the same
- * function, or in or out of one inlined there, as the frame word's marks say), deeper
- * (in a callee), or back in one of the frames the walk read (a caller: the frames from
- * there out are still its, and those between were read before the thread returned
- * through them); the same frame with another function, unmarked, is a sibling call from
- * the same caller, whose return address may be the one read. Otherwise the sample's
- * context is counted as lost (`unsteady`). Not seen: a sibling call made and left
- * within the first read, whose call site the chain then has for the function's (the
- * functions on it are right); one from another call site after a marked read, where the
- * two sites' hashes agree (1 in 4). The sample keeps the function read first, whatever happened
+ * function; or with another, where one read is a hooks' exit or both are hooks' entries
+ * from the same call site), deeper (in a callee), or back in one of the frames the walk
+ * read (a caller: the frames from there out are still its, and those between were read
+ * before the thread returned through them; after a hooks' exit above the first frame,
+ * the caller of the function that left counts too); the same frame with another function
+ * otherwise is a sibling call from the same caller, whose return address may be the one
+ * read. Otherwise the sample's context is counted as lost (`unsteady`). Not seen: a
+ * sibling call made and left within the first read, whose call site the chain then has
+ * for the function's (the functions on it are right). A hooks' entry whose frame does not
+ * hold its call site's 16 bits is a function without a frame pointer (no chain), or, where
+ * the pair changed meanwhile, a frame the thread left (lost). A hooks' exit keeps its
+ * word as the sample's function, and its first return address where the walk is lost
+ * (CHAIN_LEAF_ONLY), for the writer to name (signals/stackwalk.h). The sample keeps the
+ * function read first, whatever happened
  * after: walking again from where the thread had moved gave the sample to the caller, and took most
  * of their samples from short functions (a bias of up to 9 points of the time on an interpreter).
  * The sample's function is the one the walk read with the frame: the method signal the tags read a
  * moment before may already be another's, and so is the loop word, which the walk's replaces.
- * Without a frame: a function whose frame did not check out (the hooks publish frame 0 with it)
- * keeps that function, with no chain; with function 0 too, a thread that publishes frames is
- * outside its instrumented functions (function 0, the context slot's word), unless code built with
- * the pass runs (method_from_loop: a loop word of 0 is then the hooks' tree, whose function the
- * tags read); one that never has (code with the hooks' tree) keeps the function and context the
- * tags read. The frames outside it change only when the thread returns past them, so the rest of
- * the walk is not checked again: checking after the whole walk, several cache misses
- * long, lost a sample in six on a call-dense interpreter, and only those in functions
- * that run long, a bias.
+ * Without a frame: a function whose frame did not check out keeps that function, with no chain;
+ * with function 0 too, a thread that publishes frames is outside its instrumented functions
+ * (function 0, the context slot's word), unless code built with the pass runs (method_from_loop: a
+ * loop word of 0 is then the hooks' tree, whose function the tags read); one that never has (code
+ * with the hooks' tree) keeps the function and context the tags read. The frames outside it change
+ * only when the thread returns past them, so the rest of the walk is not checked again: checking
+ * after the whole walk, several cache misses long, lost a sample in six on a call-dense
+ * interpreter, and only those in functions that run long, a bias.
  */
 /* The frame word and the function it is the frame of, read together: slots 10 and 11
  * with one 16-byte load (signals/stackwalk.h, "read together"), the function being the
  * loop word's. A frame without a function is a thread between a function and a caller
- * that publishes none (the outermost instrumented call, entered or left): no frame.
- * Compiler fences keep the reads where they are among the stack's. */
-static inline uint64_t read_frame(const struct shim_block *b, uint64_t *fn, uint64_t *loop,
-                                  uint64_t *mark)
+ * that publishes none (the outermost instrumented call, entered or left): no frame. A
+ * pair of the -finstrument-functions hooks (SHIM_FRAME_HOOKS, stackwalk.h "the hooks'
+ * pair") gives its function without the 16 bits beside it (`tag`, the call site's), or
+ * after an exit the word in STACKWALK_EXIT form, which the profile writer names. Compiler
+ * fences keep the reads where they are among the stack's. */
+struct frame_read {
+    uint64_t fn, loop, fp, mark; /* mark: the frame word's low bits */
+    unsigned tag;
+};
+
+static inline void read_frame(const struct shim_block *b, struct frame_read *r)
 {
-    uint64_t fp;
+    uint64_t w, fp;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    signal_block_load_pair(b, SHIM_SLOT_LOOP, loop, &fp);
+    signal_block_load_pair(b, SHIM_SLOT_LOOP, &w, &fp);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    *loop = shim_loop_canonical(*loop);
-    *fn = SHIM_LOOP_FN(*loop);
-    *mark = fp & SHIM_FRAME_BITS;
-    return *fn ? fp & ~SHIM_FRAME_BITS : 0;
+    r->mark = fp & SHIM_FRAME_BITS;
+    r->tag = 0;
+    if (r->mark & SHIM_FRAME_HOOKS) {
+        r->tag = (unsigned)(w >> SHIM_LOOP_SHIFT);
+        r->fn = SHIM_LOOP_FN(w);
+        if (r->mark & SHIM_FRAME_EXIT) r->fn = STACKWALK_EXIT(STACKWALK_EXIT_ADDR(r->fn), r->tag);
+        r->loop = r->fn;
+    } else {
+        r->loop = shim_loop_canonical(w);
+        r->fn = SHIM_LOOP_FN(r->loop);
+    }
+    r->fp = r->fn ? fp & ~SHIM_FRAME_BITS : 0;
 }
 
 static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t *method,
@@ -242,38 +261,66 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
     uint64_t *walkers = &b->reserved[SHIM_BLOCK_WALKING];
     __atomic_fetch_add(walkers, 1, __ATOMIC_SEQ_CST);
     uint64_t hi = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_HI], __ATOMIC_SEQ_CST),
-             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST), fn, lw;
-    uint64_t mark, mark2, fp = read_frame(b, &fn, &lw, &mark), v = hooks, tid = o->block_tid;
+             lo = __atomic_load_n(&b->reserved[SHIM_BLOCK_STACK_LO], __ATOMIC_SEQ_CST);
+    struct frame_read r, r2;
+    read_frame(b, &r);
+    uint64_t fp = r.fp, v = hooks, tid = o->block_tid, next = 0, ret = 0;
     uint64_t *seen = &o->frames_tid[o->block_index % SIGNAL_BLOCK_POOL];
+    int hooked = (r.mark & SHIM_FRAME_HOOKS) != 0, exit = hooked && (r.mark & SHIM_FRAME_EXIT);
+    int framed = fp && lo && hi && chain_frame(fp, lo, hi, &next, &ret), moved = 0;
+    /* a hooks' entry whose frame does not hold the call site: code without frame
+     * pointers, whose register is anything, when the thread is still there (read again);
+     * otherwise it left the frame, which another call took, while it was read */
+    if (hooked && !exit && framed && SHIM_HOOKS_TAG(ret) != r.tag) {
+        read_frame(b, &r2);
+        moved = r2.fn != r.fn || r2.fp != r.fp;
+        if (!moved) fp = 0, framed = 0;
+    }
+    if (hooked && !fp) v = CHAIN_NONE;
     if (fp) *seen = tid;
     /* without a frame: a function whose frame did not check out, with its function and
      * no chain, or a frames thread outside its functions; where the pass's function comes
      * from the loop word, 0 there is the hooks' tree (method_from_loop), whose function
      * it keeps */
-    if (!fp && !o->plan.method_from_loop && (fn || *seen == tid)) *method = fn;
+    if (!fp && (hooked || (!o->plan.method_from_loop && (r.fn || *seen == tid)))) {
+        *method = r.fn;
+        if (loop && hooked) *loop = r.loop;
+    }
     if (fp) {
         s->walks++;
         v = STACKWALK_CHAIN(CHAIN_LOST);
-        *method = fn; /* the function of the sampled moment, whatever the walk finds */
-        if (loop) *loop = lw;
-        uint64_t next = 0, ret = 0, fn2, lw2;
+        *method = r.fn; /* the function of the sampled moment, whatever the walk finds */
+        if (loop) *loop = r.loop;
         struct chain_walk_frames *w = &o->walk;
         if (!lo || !hi) {
             s->no_stack++;
+        } else if (moved) {
+            s->unsteady++;
         } else {
-            int framed = chain_frame(fp, lo, hi, &next, &ret);
-            uint64_t fp2 = read_frame(b, &fn2, &lw2, &mark2);
-            w->want = fp2;
+            read_frame(b, &r2);
+            w->want = r2.fp;
+            /* a hooks' exit above the frame read first: the thread may be back in the
+             * caller of the function that left, whose frame the leaving one saved (it is
+             * read only here, where the walk would otherwise have to find the frame the
+             * thread is no longer in) */
+            uint64_t next2 = 0, ret2;
+            if ((r2.mark & SHIM_FRAME_HOOKS) && (r2.mark & SHIM_FRAME_EXIT) && r2.fp > fp)
+                chain_frame(r2.fp, lo, hi, &next2, &ret2);
+            w->want2 = next2 > r2.fp ? next2 : 0;
             unsigned n = 0;
             if (framed)
                 n = chain_walk_on(fp, next, ret, hi, w);
             else
                 w->cut = w->found = 0;
-            if (chain_steady(fn, fp, mark, fn2, fp2, mark2, ret, w->found)) {
+            if (chain_steady(r.fn, fp, r.mark, r.tag, r2.fn, r2.fp, r2.mark, r2.tag, w->found)) {
                 s->cut_walks += (uint64_t)w->cut;
-                v = STACKWALK_CHAIN(chain_store_intern(s, fn, w->ret, n, w->cut));
+                v = STACKWALK_CHAIN(chain_store_intern(s, r.fn, w->ret, n, w->cut));
             } else {
                 s->unsteady++; /* returned past the frames read: maybe another call's */
+                /* after a hooks' exit, the writer names the function from the first
+                 * return address: kept, with the context lost */
+                if (exit && framed && ret)
+                    v = STACKWALK_CHAIN(chain_store_intern(s, r.fn, &ret, 1, CHAIN_LEAF_ONLY));
             }
         }
     }

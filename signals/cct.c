@@ -106,7 +106,7 @@
  * the hooks keep the tree and the shadow stack but store nothing into the block, so
  * threads do not fight over the dummy's cache line; cct_republish() writes the slots
  * when a real block is attached (cct_frames_block() for the frame signal, whose hooks
- * write a pair of the thread's own meanwhile). Nothing here allocates with malloc or calls anything
+ * write words of the thread's own meanwhile). Nothing here allocates with malloc or calls anything
  * instrumented; this file is compiled with -fno-instrument-functions. x86-64 only: the
  * hook's frame address is the address above its return address.
  */
@@ -770,291 +770,48 @@ COLD_READS_FRAMES void enter_slow(struct cct_owner *a, uint64_t fn, uint64_t sit
 /* ---- the frame signal instead of the tree (SHIM_HOOKS=frames) ----
  *
  * For a program built with -finstrument-functions and frame pointers, the hooks can do
- * what the compiler pass's frame signal does (signals/stackwalk.h): publish the function
- * and its frame address, and leave the calling context to the observer's stack walk.
- * Per thread they keep only a small stack of (function, frame) pairs, so that an exit
- * can publish its caller's again: no tree, no index, no cache. The frame address is the
- * instrumented function's frame pointer (the hook's own saved one), kept only when it
- * lies inside the thread's stack (the bounds its signal block holds) and the word above
- * it is the call site the compiler passed: code built without frame pointers publishes
- * frame 0, and its samples keep their function with no chain. A frame left by a longjmp
- * is popped by the next entry or exit of a function whose frame lies above it. */
-
-#define CCT_FRAMES_CAP 4096u
-
-struct cct_fent {
-    uint64_t fn, fp, site;
-    uint64_t pub; /* the frame word published: fp, marked where the frame is the entry's
-                   * below (a function inlined into that one: shim_frame_mark) */
-};                /* 32 bytes: none straddles two cache lines */
-
-struct cct_fstack {
-    struct cct_fent *top; /* the top pair; e[0] is (0, 0): outside every function */
-    /* where the pairs are published: slots 10 and 11 of the thread's signal block while
-     * it is attached, else `scratch` (fstack_bind) */
-    uint64_t *words;
-    /* the thread's stack as its signal block has it, frames checked against it: a frame
-     * address f lies inside when f - lo < span (hi - lo - 15, so that the return address
-     * f + 8 does too); span 0 until the block knows */
-    uint64_t lo, span;
-    uint64_t scratch[2];
-    uint64_t pad[2]; /* the pairs start a cache line */
-    struct cct_fent e[CCT_FRAMES_CAP];
-};
-
-_Static_assert(SHIM_SLOT_FRAME == SHIM_SLOT_LOOP + 1, "the frame signal's words are adjacent");
+ * what the compiler pass's frame signal does (signals/stackwalk.h): publish where the
+ * thread is, and leave the calling context to the observer's stack walk. They store one
+ * pair each, with one 16-byte store, and nothing else: no stack, no test (the pair's
+ * form, and what the observer and the profile writer make of it, is in stackwalk.h, "the
+ * hooks' pair"). The pair goes to slots 10 and 11 of the thread's signal block while it
+ * is attached, else to words of the thread's own (cct_fwords), so that threads shim does
+ * not observe do not all write the dummy block's line. */
 
 static int cct_frames_on;
-static __thread struct cct_fstack *cct_fs __attribute__((tls_model("initial-exec")));
-static __thread int cct_fs_failed __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *cct_fwords __attribute__((tls_model("initial-exec")));
+static __thread uint64_t cct_fscratch[2] __attribute__((tls_model("initial-exec"), aligned(16)));
 
 void cct_use_frames(int on)
 {
     __atomic_store_n(&cct_frames_on, on, __ATOMIC_RELAXED);
 }
 
-/* Points the pairs' publication at block b (the dummy block: nowhere the observer reads)
- * and takes its stack's bounds when it has them. */
-static NO_HOOK void fstack_bind(struct cct_fstack *s, const struct shim_block *b)
-{
-    uint64_t lo = b->reserved[SHIM_BLOCK_STACK_LO], hi = b->reserved[SHIM_BLOCK_STACK_HI];
-    if (lo && hi > lo + 16) {
-        s->lo = lo;
-        s->span = hi - lo - 15;
-    }
-    uint64_t *w = b == &shim_dummy_block ? s->scratch : (uint64_t *)&b->tag[SHIM_SLOT_LOOP];
-    __atomic_store_n(&s->words, w, __ATOMIC_RELAXED);
-    SIGNAL_FENCE();
-}
-
-/* The thread's stack of pairs, made at its first hook; with signals blocked, as the
- * tree's arena is (thread_start): a handler's hooks in between would make a second. */
-COLD struct cct_fstack *fstack_new(void)
-{
-    if (cct_fs_failed) return NULL;
-    sigset_t old;
-    block_signals(&old);
-    struct cct_fstack *p = mmap(NULL, sizeof(struct cct_fstack), PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        cct_fs_failed = 1;
-        p = NULL;
-    } else {
-        p->top = &p->e[0];
-        fstack_bind(p, shim_tls_block);
-        end_at_exit();
-        cct_fs = p;
-    }
-    restore_signals(&old);
-    return p;
-}
-
-/* Publishes a (function, frame) pair as the pass stores its frame signal
- * (signals/stackwalk.h, "read together"): the function outside its loops
- * (SHIM_LOOP_NONE in the top bits of slot 10, signals/path.h; the observer takes the
- * sample's function from it) and its frame (slot 11), which the walk reads with one
- * load: entering a function (`entering`) the frame first, going back to the caller the
- * function first, the second a release store so the compiler keeps the order. Function
- * 0 (outside every function) is stored as SHIM_LOOP_NONE alone, which reads as 0. */
-HOT_INLINE void frames_publish(const struct cct_fstack *s, uint64_t fn, uint64_t fp, int entering)
-{
-    uint64_t *w = s->words, word = SHIM_LOOP_SIGNAL(fn, SHIM_LOOP_NONE);
-    if (entering) {
-        __atomic_store_n(&w[1], fp, __ATOMIC_RELAXED);
-        __atomic_store_n(&w[0], word, __ATOMIC_RELEASE);
-    } else {
-        __atomic_store_n(&w[0], word, __ATOMIC_RELAXED);
-        __atomic_store_n(&w[1], fp, __ATOMIC_RELEASE);
-    }
-}
-
-/* A block attached publishes the pair on top at once (the hooks wrote the scratch pair
- * meanwhile), as cct_republish() does for the tree. */
 void cct_frames_block(const struct shim_block *b)
 {
-    struct cct_fstack *s = cct_fs;
-    if (s == NULL) return;
-    fstack_bind(s, b);
-    if (b != &shim_dummy_block && __atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED))
-        frames_publish(s, s->top->fn, s->top->pub, 0);
-}
-
-/* Whether a pushed frame (fp, site) was left behind by a longjmp, seen from a new
- * entry's valid frame (rbp, call site): it lies below the new one, or at the same
- * address for another call (a function inlined into another enters with its frame and
- * its caller's call site). A pushed frame 0 is never known to be left. */
-HOT_INLINE int left_below(uint64_t fp, uint64_t fp_site, uint64_t rbp, uint64_t site)
-{
-    return fp && (fp < rbp || (fp == rbp && fp_site != site));
-}
-
-/* Whether rbp is the frame of a function called from `site`: inside the stack the
- * thread's block named (s->lo, s->span), aligned (the frame word's low bits are marks),
- * with the call site above it. */
-HOT_INLINE int frame_checks_out(const struct cct_fstack *s, uint64_t rbp, uint64_t site)
-{
-    return rbp - s->lo < s->span && !(rbp & 7) && ((const uint64_t *)(uintptr_t)rbp)[1] == site;
-}
-
-HOT_INLINE void fent_write(struct cct_fent *t, uint64_t fn, uint64_t fp, uint64_t site,
-                           uint64_t pub)
-{
-    t->fn = fn;
-    t->fp = fp;
-    t->site = site;
-    t->pub = pub;
+    uint64_t *w = b == &shim_dummy_block ? cct_fscratch : (uint64_t *)&b->tag[SHIM_SLOT_LOOP];
+    __atomic_store_n(&cct_fwords, w, __ATOMIC_RELAXED);
     SIGNAL_FENCE();
 }
 
-/* Pushes (fn, fp, site) as the top t, with the frame word it publishes, before that is
- * published. A signal handler's hooks that run before the top moves push their own pairs
- * into the same entry, so it is written again after. */
-HOT_INLINE void fstack_push(struct cct_fstack *s, struct cct_fent *t, uint64_t fn, uint64_t fp,
-                            uint64_t site, uint64_t pub)
+_Static_assert(SHIM_SLOT_FRAME == SHIM_SLOT_LOOP + 1 && SHIM_SLOT_LOOP % 2 == 0,
+               "the frame signal's words are one aligned pair");
+
+/* A thread's first pair: where to publish it, from the block it points at. */
+COLD void frames_first(uint64_t word, uint64_t frame)
 {
-    fent_write(t, fn, fp, site, pub);
-    s->top = t;
-    SIGNAL_FENCE();
-    fent_write(t, fn, fp, site, pub);
+    cct_frames_block(shim_tls_block);
+    signal_words_store_pair(cct_fwords, word, frame);
 }
 
-/* An entry the fast path below leaves here, which it publishes: the thread's first
- * (no stack yet), one whose frame does not check out against the bounds the stack knows
- * (they are read again from the block, which learns them when the thread attaches),
- * past the stack's capacity, or above frames left by a longjmp. A frame that does not
- * check out is published as 0. */
-COLD_READS_FRAMES void frames_enter_slow(uint64_t fn, uint64_t site, uint64_t rbp)
+HOT_INLINE void frames_publish(uint64_t word, uint64_t frame)
 {
-    struct cct_fstack *s = cct_fs;
-    if (s == NULL && (s = fstack_new()) == NULL) return;
-    fstack_bind(s, shim_tls_block);
-    uint64_t fp = frame_checks_out(s, rbp, site) ? rbp : 0;
-    struct cct_fent *t = s->top;
-    while (t > s->e && fp && left_below(t->fp, t->site, fp, site))
-        t--;
-    /* a frame still on the stack at the same address is the one this function was
-     * inlined into (left_below) */
-    uint64_t pub = fp | (fp && t->fp == fp ? shim_frame_mark(site) : 0);
-    if (t < &s->e[CCT_FRAMES_CAP - 1])
-        fstack_push(s, t + 1, fn, fp, site, pub);
-    else
-        s->top = t;
-    frames_publish(s, fn, pub, 1);
-}
-
-/* A caller whose frame was not known when it was entered, learnt when a function it
- * called returns: a function entered before its thread's stack bounds were (main, which
- * starts shim) publishes frame 0 and its samples get no chain. The returning function
- * `fn`'s frame xfp holds the caller's saved frame pointer, or is the caller's own frame
- * where fn was inlined into it (never so for a function returning into a copy of itself:
- * a recursive call from one call site has the caller's call site above its own frame
- * too): whichever lies inside the stack with the caller's call site above it, and not
- * below the frame of the entry under it (a longjmp's leftover, as left_below says), is
- * the caller's frame from here on. Code without frame pointers passes neither test (its
- * frame pointer register is its caller's, whose return address is not its call site),
- * and keeps frame 0. Learnt only where the returning function's own frame checked out
- * (`framed`: `saved` is then the word at xfp, read by the hook while it was there), and
- * not for the pair under every function. */
-COLD_READS_FRAMES void frames_learn(const struct cct_fstack *s, struct cct_fent *t, uint64_t fn,
-                                    uint64_t xfp, uint64_t framed, uint64_t saved)
-{
-    if (!framed || !t->fn) return;
-    if (xfp - s->lo >= s->span || (xfp & 7)) return; /* span 0: bounds not known yet */
-    uint64_t f = xfp;
-    if (fn == t->fn || !frame_checks_out(s, f, t->site)) {
-        f = saved;
-        if (!frame_checks_out(s, f, t->site)) return;
+    uint64_t *w = cct_fwords;
+    if (__builtin_expect(w == NULL, 0)) {
+        frames_first(word, frame);
+        return;
     }
-    const struct cct_fent *below = t - 1;
-    if (below->fp && (below->fp < f || (below->fp == f && below->site != t->site))) return;
-    /* the entry below at the same frame, called from the same site: this one runs
-     * inlined into its function */
-    uint64_t pub = f | (below->fp == f ? shim_frame_mark(t->site) : 0);
-    fent_write(t, t->fn, f, t->site, pub);
-}
-
-/* An exit back to a caller that publishes no frame (frames_exit's one test for it on its
- * usual path): its frame learnt where it can be, then the caller published, as there. */
-COLD_READS_FRAMES void frames_exit_unframed(const struct cct_fstack *s, struct cct_fent *t,
-                                            uint64_t fn, uint64_t xfp, uint64_t framed,
-                                            uint64_t saved)
-{
-    frames_learn(s, t, fn, xfp, framed, saved);
-    frames_publish(s, t->fn, t->pub, 0);
-}
-
-/* An exit whose function is not the top one's (entered before the hooks ran, or past
- * the stack's capacity), or where frames were left by a longjmp: those below the
- * exiting function's frame `xfp`. It publishes the pair left on top. */
-COLD void frames_exit_slow(struct cct_fstack *s, uint64_t fn, uint64_t xfp)
-{
-    struct cct_fent *t = s->top;
-    while (t > s->e && xfp && t->fp && t->fp < xfp) /* left by a longjmp */
-        t--;
-    /* functions inlined into it, in its frame above its own pair, left by a longjmp */
-    struct cct_fent *u = t;
-    while (u > s->e && xfp && u->fp == xfp && u->fn != fn && (u->pub & SHIM_FRAME_INLINED))
-        u--;
-    if (u > s->e && u->fn == fn && u->fp == xfp) t = u;
-    /* its own pair, unless one of its calls deeper than the stack holds returns */
-    if (t > s->e && t->fn == fn && (!t->fp || t->fp <= xfp)) t--;
-    s->top = t;
-    SIGNAL_FENCE();
-    frames_publish(s, t->fn, t->pub, 0);
-}
-
-/*
- * The hooks' fast paths cost what a call costs the program, 200 million times a second
- * in an interpreter: about 42 and 32 instructions, the call included (2 of the exit's
- * ask whether a caller's frame is to be learnt), and the rest is left to the
- * cold functions above through branches almost never taken (a branchless form would have each
- * hook's depth wait for the stack's words to be loaded and compared). An entry pushes its function
- * and frame when the frame checks out (inside the stack the thread's block names, the word above it
- * the call site the compiler passed) and the frame below is not beneath it (a longjmp's leftover).
- */
-HOT_INLINE void frames_enter(uint64_t fn, uint64_t site, uint64_t rbp)
-{
-    struct cct_fstack *s = cct_fs;
-    struct cct_fent *t;
-    if (__builtin_expect(s == NULL || !frame_checks_out(s, rbp, site) ||
-                             (t = s->top) >= &s->e[CCT_FRAMES_CAP - 1],
-                         0))
-        goto slow;
-    /* the frame below is above this one (frame 0 wraps around), or this function was
-     * inlined into that frame's (the same frame, the same call site) */
-    uint64_t pub = rbp;
-    if (__builtin_expect(t->fp - 1 < rbp, 0)) {
-        if (left_below(t->fp, t->site, rbp, site)) goto slow;
-        pub |= shim_frame_mark(site);
-    }
-    fstack_push(s, t + 1, fn, rbp, site, pub);
-    frames_publish(s, fn, pub, 1);
-    return;
-slow:
-    frames_enter_slow(fn, site, rbp);
-}
-
-/* An exit pops the top pair when it is this function's, at its frame xfp (or without
- * one), and publishes the pair below. */
-HOT_INLINE void frames_exit(uint64_t fn, uint64_t xfp)
-{
-    struct cct_fstack *s = cct_fs;
-    if (s == NULL) return;
-    struct cct_fent *t = s->top;
-    if (__builtin_expect(t->fn == fn && t->fp == xfp, 1) || (t->fn == fn && !t->fp)) {
-        uint64_t framed = t->fp;
-        s->top = --t;
-        SIGNAL_FENCE(); /* popped before the caller is published */
-        /* the word at xfp is read here: where gcc tail-calls the exit hook, xfp is the
-         * hook's own frame, which is gone once the hook jumps to the cold path */
-        if (__builtin_expect(!t->pub, 0))
-            frames_exit_unframed(s, t, fn, xfp, framed,
-                                 framed ? ((const uint64_t *)(uintptr_t)xfp)[0] : 0);
-        else
-            frames_publish(s, t->fn, t->pub, 0);
-    } else {
-        frames_exit_slow(s, fn, xfp);
-    }
+    signal_words_store_pair(w, word, frame);
 }
 
 /* The tree's entry: the hook's, whose frame address and return address it is given. */
@@ -1104,8 +861,8 @@ slow:
 HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 1)) {
-        frames_enter((uintptr_t)this_fn, (uintptr_t)call_site,
-                     *(const uint64_t *)__builtin_frame_address(0));
+        frames_publish(SHIM_HOOKS_WORD(this_fn, SHIM_HOOKS_TAG(call_site)),
+                       *(const uint64_t *)__builtin_frame_address(0) | SHIM_FRAME_HOOKS);
         return;
     }
     tree_enter((uintptr_t)this_fn, (uintptr_t)call_site, HOOK_CFA(),
@@ -1153,10 +910,12 @@ COLD void exit_slow(struct cct_owner *a, uint64_t word, uint64_t fn, uintptr_t c
  * pointer the hook's caller left. */
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
-    int tail = (uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site;
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    int tail = ra == (uintptr_t)call_site;
     if (__builtin_expect(__atomic_load_n(&cct_frames_on, __ATOMIC_RELAXED), 1)) {
-        frames_exit((uintptr_t)this_fn,
-                    tail ? HOOK_CFA() - 16 : *(const uint64_t *)__builtin_frame_address(0));
+        frames_publish(SHIM_HOOKS_WORD(ra, SHIM_HOOKS_TAG((uintptr_t)this_fn ^ -(uintptr_t)tail)),
+                       *(const uint64_t *)__builtin_frame_address(0) | SHIM_FRAME_HOOKS |
+                           SHIM_FRAME_EXIT);
         return;
     }
     struct cct_owner *a = cct_self;
@@ -1260,11 +1019,8 @@ static NO_HOOK void thread_end(void *unused)
     sigset_t old;
     block_signals(&old);
     struct cct_owner *a = cct_self;
-    struct cct_fstack *fs = cct_fs;
     cct_self = NULL;
     cct_failed = 1;
-    cct_fs = NULL;
-    cct_fs_failed = 1;
     SIGNAL_FENCE();
     if (a != NULL) {
         struct cct_arena *t = a->tree;
@@ -1286,7 +1042,6 @@ static NO_HOOK void thread_end(void *unused)
             if (keep_end < end) munmap(keep_end, (size_t)(end - keep_end));
         }
     }
-    if (fs != NULL) munmap(fs, sizeof *fs);
     restore_signals(&old);
 }
 

@@ -83,10 +83,13 @@ void signal_block_after_fork_child(void);
 #define SIGNAL_BLOCK_PAIR_ATOMIC 1
 #endif
 
-static inline void signal_block_store_pair(struct shim_block *b, unsigned slot, uint64_t first,
-                                           uint64_t second)
+/* What reads or writes a pair calls no hook (code built with -finstrument-functions
+ * includes this file too) and is always inline. */
+#define SIGNAL_PAIR_FN static inline __attribute__((always_inline, no_instrument_function))
+
+/* Stores the pair at w (its first word, 16-byte aligned) with one 16-byte store. */
+SIGNAL_PAIR_FN void signal_words_store_pair(uint64_t *w, uint64_t first, uint64_t second)
 {
-    uint64_t *w = &b->tag[slot & ~1u];
 #if SIGNAL_BLOCK_PAIR_ATOMIC
     __m128i v = _mm_set_epi64x((long long)second, (long long)first);
     __asm__ volatile("movdqa %1, %0" : "=m"(*(__m128i *)(void *)w) : "x"(v));
@@ -96,8 +99,14 @@ static inline void signal_block_store_pair(struct shim_block *b, unsigned slot, 
 #endif
 }
 
-static inline void signal_block_load_pair(const struct shim_block *b, unsigned slot,
-                                          uint64_t *first, uint64_t *second)
+SIGNAL_PAIR_FN void signal_block_store_pair(struct shim_block *b, unsigned slot, uint64_t first,
+                                            uint64_t second)
+{
+    signal_words_store_pair(&b->tag[slot & ~1u], first, second);
+}
+
+SIGNAL_PAIR_FN void signal_block_load_pair(const struct shim_block *b, unsigned slot,
+                                           uint64_t *first, uint64_t *second)
 {
     const uint64_t *w = &b->tag[slot & ~1u];
 #if SIGNAL_BLOCK_PAIR_ATOMIC

@@ -51,24 +51,52 @@
 
 #define SHIM_SLOT_FRAME 11 /* the frame address of the function executing now */
 
-/* The low three bits of the frame word (frame addresses are 8-aligned: the hooks publish
- * no other frame, and the walk takes none): 0 from the pass, which instruments functions
- * after inlining. gcc's -finstrument-functions hooks call the hooks of inlined functions
- * too (SHIM_HOOKS=frames, cct.c), so a thread goes in and out of them within one frame:
- * bit 0 (SHIM_FRAME_INLINED) says the function runs inlined into the function whose
- * frame it is, and bits 1 and 2 then hold a hash of that frame's return address (the
- * call site the hooks were passed: shim_frame_mark). The walk keeps the frame's chain for
- * a function that changed under it when a marked read's hash is the one of the return
- * address it read: the frame is still the same call's (a sibling call at the same
- * address, from another call site, is told apart 3 times in 4). */
-#define SHIM_FRAME_INLINED 1ull
-#define SHIM_FRAME_BITS    7ull
+/* The low four bits of the frame word (a frame address is 16-aligned at a call, where the
+ * pass and the hooks take it): 0 from the pass; the hooks' marks (below) otherwise. */
+#define SHIM_FRAME_BITS 15ull
 
-/* The low bits of the frame word of a function inlined into the one called from `site`. */
-__attribute__((no_instrument_function)) static inline uint64_t shim_frame_mark(uint64_t site)
-{
-    return SHIM_FRAME_INLINED | ((site ^ site >> 3 ^ site >> 7) & 3) << 1;
-}
+/* The hooks' pair (SHIM_HOOKS=frames, cct.c). gcc's -finstrument-functions hooks run
+ * 200 million times a second in an interpreter, and any test they make costs it a third
+ * of the empty hooks' time (bench/realprog/hook_floor.sh), so they test nothing and keep
+ * nothing: each stores one pair with one 16-byte store, and the observer does the rest.
+ * Bit 3 of the frame word (SHIM_FRAME_HOOKS; frames are 16-aligned at a call) says the
+ * pair is theirs, and the loop word then holds an address with 16 bits beside it
+ * (SHIM_HOOKS_WORD):
+ *
+ *   entering a function    the function, the low 16 bits of the call site the compiler
+ *                          passed; the function's frame. The observer keeps the frame
+ *                          only where the return address above it has those 16 bits:
+ *                          code built without frame pointers leaves anything in the
+ *                          register, and its samples keep their function with no chain.
+ *   leaving it (bit 0 too: the hook's return address (an address in the code that called
+ *    SHIM_FRAME_EXIT)      the exit hook), the low 16 bits of the leaving function
+ *                          (complemented where gcc called the exit hook with a jump, the
+ *                          function's frame already gone); the frame register as the
+ *                          hook found it.
+ *
+ * Which function the thread is in after an exit is decided when the profile is written,
+ * from the symbols (libshim/walk_profile.c): the function holding the hook's return
+ * address is the one that left when its low 16 bits are the ones stored (the thread is
+ * then in the function the first return address of the walk lies in: the call site,
+ * above the leaving function's frame), and otherwise the one the thread goes on in (gcc
+ * calls the hooks of a function inlined into another too: its exit hook is called from
+ * the other's code, with the other's frame; a hook called with a jump returns straight
+ * to the caller, whose frame the register holds again). The observer passes the stored
+ * word on as the sample's function in STACKWALK_EXIT form, and the chain it walks from
+ * the frame with it (lost or not: the writer needs the first return address). */
+#define SHIM_FRAME_HOOKS           8ull
+#define SHIM_FRAME_EXIT            1ull
+#define SHIM_HOOKS_TAG(x)          ((uint64_t)(x)&0xffffu)
+#define SHIM_HOOKS_WORD(addr, tag) ((uint64_t)(addr) | (uint64_t)(tag) << 48)
+
+/* A sample's function after a hooks' exit (above), as the observer keeps it until the
+ * profile is written: the hook's return address (below 2^47, the user half of x86-64's
+ * address space) and the 16 bits stored with it, marked by the top bit. */
+#define STACKWALK_EXIT_BIT        (UINT64_C(1) << 63)
+#define STACKWALK_EXIT(addr, tag) (STACKWALK_EXIT_BIT | (uint64_t)(tag) << 47 | (uint64_t)(addr))
+#define STACKWALK_IS_EXIT(v)      (((v)&STACKWALK_EXIT_BIT) != 0)
+#define STACKWALK_EXIT_ADDR(v)    ((v) & ((UINT64_C(1) << 47) - 1))
+#define STACKWALK_EXIT_TAG(v)     ((unsigned)((v) >> 47) & 0xffffu)
 
 /* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
 #define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */

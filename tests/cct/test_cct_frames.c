@@ -1,10 +1,12 @@
 /*
  * test_cct_frames.c -- the hooks' frame signal (SHIM_HOOKS=frames): after every entry
- * and every return, slots 10 and 11 of the thread's block name the function executing
- * and its frame address, as the compiler pass stores them, for the observer's stack
- * walk. Compiled with frame pointers and at -O2, where gcc makes the call to the exit
- * hook of a function returning void a tail call: the hook then runs with the caller's
- * frame pointer back and returns straight to the caller.
+ * and every return, the pair in slots 10 and 11 of the thread's block, read as the
+ * observer and the profile writer read it (signals/stackwalk.h, "the hooks' pair"),
+ * names the function executing and its frame address, for the observer's stack walk.
+ * Compiled with frame pointers and at -O2, where gcc makes the call to the exit hook of
+ * a function returning void a tail call (the hook then runs with the caller's frame
+ * pointer back and returns straight to the caller) and inlines functions marked
+ * always_inline with their hooks.
  */
 #include "cct_check.h"
 
@@ -13,25 +15,55 @@
 #include <stdio.h>
 #include <sys/time.h>
 
+#include "libshim/symbols.h"
 #include "signals/path.h"
 #include "signals/signal_block.h"
 #include "signals/stackwalk.h"
 
 #define FRAME() ((uint64_t)(uintptr_t)__builtin_frame_address(0))
+#define NO_HOOK __attribute__((no_instrument_function, noinline))
 
-/* What the hooks published last (not instrumented: no hook runs for it). */
-static __attribute__((no_instrument_function, noinline)) void published(uint64_t *fn, uint64_t *fp)
+static struct symbols *syms;
+
+/* The function holding return address addr (looked up at the call's last byte), 0 where
+ * no symbol names one. */
+static NO_HOOK uint64_t holding(uint64_t addr)
 {
-    const struct shim_block *b = shim_tls_block;
-    *fn = SHIM_LOOP_FN(
-        shim_loop_canonical(__atomic_load_n(&b->tag[SHIM_SLOT_LOOP], __ATOMIC_RELAXED)));
-    *fp = __atomic_load_n(&b->tag[SHIM_SLOT_FRAME], __ATOMIC_RELAXED);
+    struct symbol_info si;
+    if (symbols_lookup(syms, addr - 1, &si) != 0 || !si.name) return 0;
+    return addr - 1 - si.sym_offset;
 }
 
-/* Whether the hooks published function f and frame last: for a handler, where cmocka
- * cannot fail a test, to count. */
-static __attribute__((no_instrument_function, noinline)) int published_is(uint64_t f,
-                                                                          uint64_t frame)
+/* What the pair the hooks published last names, as the observer reads it and the writer
+ * names an exit's (walk_profile.c): the function and its frame; 0 and 0 for a pair that
+ * is not the hooks', or an entry whose frame does not hold the call site stored with it. */
+static NO_HOOK void published(uint64_t *fn, uint64_t *fp)
+{
+    const struct shim_block *b = shim_tls_block;
+    uint64_t w, f;
+    signal_block_load_pair(b, SHIM_SLOT_LOOP, &w, &f); /* together, as the observer */
+    uint64_t frame = f & ~SHIM_FRAME_BITS, addr = SHIM_LOOP_FN(w);
+    const uint64_t *words = (const uint64_t *)(uintptr_t)frame;
+    unsigned tag = (unsigned)(w >> SHIM_LOOP_SHIFT);
+    *fn = *fp = 0;
+    if (!(f & SHIM_FRAME_HOOKS) || !frame) return;
+    if (!(f & SHIM_FRAME_EXIT)) {
+        if (SHIM_HOOKS_TAG(words[1]) == tag) *fn = addr, *fp = frame;
+        return;
+    }
+    uint64_t left = holding(addr);
+    if (left && SHIM_HOOKS_TAG(left) == tag) { /* it left: the caller, in its frame */
+        *fn = holding(words[1]);
+        *fp = words[0];
+    } else { /* one inlined into it left, or the hook returns straight to the caller */
+        *fn = left;
+        *fp = frame;
+    }
+}
+
+/* Whether the pair names function f and frame: for a handler, where cmocka cannot fail
+ * a test, to count. */
+static NO_HOOK int published_is(uint64_t f, uint64_t frame)
 {
     uint64_t fn, fp;
     published(&fn, &fp);
@@ -98,23 +130,22 @@ static void a_void_recursion_returns_level_by_level(void **state)
     check_published(a_void_recursion_returns_level_by_level, FRAME());
 }
 
-/* The frame word of a function inlined into the one whose frame is the caller's: marked
- * as not its own, with the hash of that frame's call site (signals/stackwalk.h). */
-#define INLINED_FRAME() (FRAME() | shim_frame_mark(((const uint64_t *)(uintptr_t)FRAME())[1]))
+static NOINLINE int inlines(int x);
 
-/* A function inlined into its caller enters and exits in the caller's frame, which is
- * published marked, also where it returns to a function inlined there too. */
+/* A function inlined into its caller enters and exits in the caller's frame: entered, it
+ * is named with that frame; once it returns, the function it is inlined into is, also
+ * where that is inlined into another in turn (the hooks keep nothing to tell them). */
 static inline __attribute__((always_inline)) int inlined_deeper(int x)
 {
-    check_published(inlined_deeper, INLINED_FRAME());
+    check_published(inlined_deeper, FRAME());
     return x + 1;
 }
 
 static inline __attribute__((always_inline)) int inlined(int x)
 {
-    check_published(inlined, INLINED_FRAME());
+    check_published(inlined, FRAME());
     x = inlined_deeper(x);
-    check_published(inlined, INLINED_FRAME());
+    check_published(inlines, FRAME());
     return x * 3 - 2;
 }
 
@@ -135,12 +166,12 @@ static void an_inlined_function_returns_to_the_same_frame(void **state)
 static jmp_buf env;
 
 /* An inlined function left by a longjmp to its container, which then returns: the
- * container's exit drops the inlined function's pair too, in the same frame. */
+ * container's exit names its caller. */
 static jmp_buf inlined_env;
 
 static inline __attribute__((always_inline)) void inlined_jumps(void)
 {
-    check_published(inlined_jumps, INLINED_FRAME());
+    check_published(inlined_jumps, FRAME());
     longjmp(inlined_env, 1);
 }
 
@@ -170,7 +201,7 @@ static NOINLINE void jumper(int n)
 static NOINLINE void catcher(void)
 {
     if (setjmp(env) == 0) jumper(4);
-    /* the next call is pushed above the catcher's frame, the ones left behind popped */
+    /* the frames left behind are nobody's business: the next call names its caller */
     sink = leaf(sink);
     check_published(catcher, FRAME());
     void_leaf();
@@ -187,26 +218,67 @@ static void frames_left_by_a_longjmp_are_dropped(void **state)
 }
 
 /* A storm of signals whose handler is instrumented: it runs the hooks wherever the
- * thread was, inside the hooks included, and must find and leave the pairs right. */
+ * thread was, inside the hooks included, and finds the pairs right inside it. Once it
+ * returns, the pair names where its outermost function returned to (the C library's
+ * return from a handler, not a function of the program) until the interrupted function
+ * next calls or returns: never one of the program's other functions. */
 static volatile sig_atomic_t storm_runs, storm_bad;
+
+/* called from the handler, where no other handler runs: always right */
+static NOINLINE int handler_leaf(int x)
+{
+    storm_bad += !published_is(FN(handler_leaf), FRAME());
+    return x + 1;
+}
 
 static NOINLINE void storm_handler(int sig)
 {
     (void)sig;
     storm_bad += !published_is(FN(storm_handler), FRAME());
-    sink = leaf(sink);
+    sink = handler_leaf(sink);
     storm_bad += !published_is(FN(storm_handler), FRAME());
     storm_runs++;
 }
 
-/* A call whose frame, pushed while a signal may land, is checked by its callee's entry
- * (a frame of another call below it would be dropped as left by a longjmp). */
-static int storm_wrong;
+static int storm_wrong, storm_after;
+static NOINLINE int storm_leaf(int x);
+static NOINLINE void storm_void(void);
+static NOINLINE int middle_of_storm(int x);
+static void a_storm_of_instrumented_signal_handlers(void **state);
 
-static NOINLINE int middle(int x)
+/* Whether the pair names function f with frame, or (after a handler) no function of the
+ * program's: counts those in storm_after. */
+static NO_HOOK int right_or_after_handler(uint64_t f, uint64_t frame)
 {
-    x = leaf(x);
-    storm_wrong += !published_is(FN(middle), FRAME());
+    uint64_t fn, fp;
+    published(&fn, &fp);
+    if (fn == f && fp == frame) return 1;
+    const uint64_t mine[] = {FN(storm_leaf),      FN(storm_void),
+                             FN(handler_leaf),    FN(storm_handler),
+                             FN(middle_of_storm), FN(a_storm_of_instrumented_signal_handlers)};
+    for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
+        if (fn == mine[i]) return 0;
+    storm_after++;
+    return 1;
+}
+
+static NOINLINE int storm_leaf(int x)
+{
+    storm_wrong += !right_or_after_handler(FN(storm_leaf), FRAME());
+    return x + 1;
+}
+
+/* void: its exit hook is called with a jump */
+static NOINLINE void storm_void(void)
+{
+    storm_wrong += !right_or_after_handler(FN(storm_void), FRAME());
+    sink++;
+}
+
+static NOINLINE int middle_of_storm(int x)
+{
+    x = storm_leaf(x);
+    storm_wrong += !right_or_after_handler(FN(middle_of_storm), FRAME());
     return x;
 }
 
@@ -217,88 +289,89 @@ static void a_storm_of_instrumented_signal_handlers(void **state)
     struct itimerval every = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
     storm_runs = storm_bad = 0;
     assert_int_equal(setitimer(ITIMER_REAL, &every, NULL), 0);
-    int wrong = 0;
-    storm_wrong = 0;
+    int wrong = 0, checks = 0;
+    storm_wrong = storm_after = 0;
     for (int i = 0; i < 3000000 && (i < 100000 || storm_runs < 200); i++) {
-        sink = middle(sink);
-        void_leaf();
-        wrong += !published_is(FN(a_storm_of_instrumented_signal_handlers), FRAME());
+        sink = middle_of_storm(sink);
+        storm_void();
+        wrong += !right_or_after_handler(FN(a_storm_of_instrumented_signal_handlers), FRAME());
+        checks += 4;
     }
     setitimer(ITIMER_REAL, &off, NULL);
     signal(SIGALRM, SIG_IGN);
-    printf("storm: %d signals\n", (int)storm_runs);
+    printf("storm: %d signals, %d of %d checks after a handler\n", (int)storm_runs, storm_after,
+           checks);
     assert_true(storm_runs > 0);
     assert_int_equal(storm_bad, 0);
     assert_int_equal(wrong, 0);
     assert_int_equal(storm_wrong, 0);
+    assert_true(storm_after <= storm_runs); /* at most once a handler */
+    sink = storm_leaf(sink);                /* the handlers are over */
     check_published(a_storm_of_instrumented_signal_handlers, FRAME());
 }
 
-/* A function entered before its thread's stack bounds were known (main, which starts
- * shim; here a thread's first function, entered before it attaches its block) publishes
- * frame 0, and the walk gives its samples no chain; a call it makes that returns
- * publishes its frame from then on (frames_learn). */
-static int unknown_before, unknown_learnt, unknown_kept;
+/* A thread's first function, entered before it attaches its block (main, which starts
+ * shim; here a thread's start routine), published its entry elsewhere: the block names
+ * nothing until the thread next calls or returns, and from then on it names the function
+ * and its frame. So for each level of a recursion entered before, as each returns. */
+static int first_before, first_after, first_kept;
 
 static NOINLINE int plain_leaf(int x)
 {
     return x * 3 + 1;
 }
 
-static NOINLINE void *entered_unknown(void *arg)
+static NOINLINE void *entered_before(void *arg)
 {
     (void)arg;
     struct shim_block *b = signal_block_acquire();
     if (!b) return NULL;
     signal_block_attach(b);
-    unknown_before = published_is(FN(entered_unknown), 0);
+    first_before = published_is(0, 0);
     sink = plain_leaf(sink);
-    unknown_learnt = published_is(FN(entered_unknown), FRAME());
+    first_after = published_is(FN(entered_before), FRAME());
     sink = plain_leaf(sink);
-    unknown_kept = published_is(FN(entered_unknown), FRAME());
+    first_kept = published_is(FN(entered_before), FRAME());
     signal_block_release();
     return NULL;
 }
 
-/* The same for a recursion entered before, from one call site: each level learns its
- * own frame, not the one of the copy that returned into it (which the same call site is
- * above too). */
 static int recursive_wrong, recursive_levels;
 
-static NOINLINE void recurse_unknown(int n)
+static NOINLINE void recurse_before(int n)
 {
     if (n == 0) {
         struct shim_block *b = signal_block_acquire();
         if (!b) return;
         signal_block_attach(b);
         sink = plain_leaf(sink);
-        recursive_wrong += !published_is(FN(recurse_unknown), FRAME());
+        recursive_wrong += !published_is(FN(recurse_before), FRAME());
         recursive_levels++;
         return;
     }
-    recurse_unknown(n - 1);
-    recursive_wrong += !published_is(FN(recurse_unknown), FRAME());
+    recurse_before(n - 1);
+    recursive_wrong += !published_is(FN(recurse_before), FRAME());
     recursive_levels++;
 }
 
-static NOINLINE void *entered_unknown_recursive(void *arg)
+static NOINLINE void *entered_before_recursive(void *arg)
 {
     (void)arg;
-    recurse_unknown(3);
+    recurse_before(3);
     signal_block_release();
     return NULL;
 }
 
-static void a_frame_unknown_at_entry_is_learnt_when_a_call_returns(void **state)
+static void a_thread_attached_inside_a_function_is_named_once_it_calls(void **state)
 {
     (void)state;
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, entered_unknown, NULL), 0);
+    assert_int_equal(pthread_create(&t, NULL, entered_before, NULL), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
-    assert_true(unknown_before); /* the premise: its frame was not known at entry */
-    assert_true(unknown_learnt);
-    assert_true(unknown_kept);
-    assert_int_equal(pthread_create(&t, NULL, entered_unknown_recursive, NULL), 0);
+    assert_true(first_before); /* the premise: nothing published into the block yet */
+    assert_true(first_after);
+    assert_true(first_kept);
+    assert_int_equal(pthread_create(&t, NULL, entered_before_recursive, NULL), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_int_equal(recursive_levels, 4);
     assert_int_equal(recursive_wrong, 0);
@@ -307,6 +380,14 @@ static void a_frame_unknown_at_entry_is_learnt_when_a_call_returns(void **state)
 int main(void)
 {
     check_attach();
+    syms = symbols_open();
+    if (!syms) {
+        fprintf(stderr, "no symbols\n");
+        return 1;
+    }
+    /* each module's tables read now, not first inside a handler */
+    (void)holding(FN(main) + 1);
+    (void)holding(FN(sigaction) + 1);
     cct_use_frames(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_call_returns_to_its_caller),
@@ -315,7 +396,9 @@ int main(void)
         cmocka_unit_test(frames_left_by_a_longjmp_are_dropped),
         cmocka_unit_test(an_inlined_function_left_by_a_longjmp_is_dropped),
         cmocka_unit_test(a_storm_of_instrumented_signal_handlers),
-        cmocka_unit_test(a_frame_unknown_at_entry_is_learnt_when_a_call_returns),
+        cmocka_unit_test(a_thread_attached_inside_a_function_is_named_once_it_calls),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    symbols_close(syms);
+    return failed;
 }

@@ -2,8 +2,9 @@
  * frames_inlined.c -- the hooks' frame signal (SHIM_HOOKS=frames) where a function is
  * inlined into its caller: gcc calls its hooks all the same, so the thread goes in and out
  * of it many times a microsecond without leaving the caller's frame. A walk that sees the
- * function change under the same frame must keep its chain (the frame word says the
- * function is inlined, signals/stackwalk.h): the contexts of these samples are not lost.
+ * function change under the same frame must keep its chain (one of its two reads is the
+ * inlined function's exit, or both are entries from the same call site,
+ * signals/stackwalk.h): the contexts of these samples are not lost.
  *
  * Built with -O2 -finstrument-functions -fno-omit-frame-pointer and linked with libshim.
  * It starts shim, runs `outer` for SECONDS, which alternates between `helper` (inlined)

@@ -147,25 +147,27 @@ static void walk_folds_recursion(void **state)
 static void a_walk_is_steady_only_where_the_frame_is_still_its(void **state)
 {
     (void)state;
-    const uint64_t f = 0x401000, g = 0x402000, fp = 0x7ff0, ret = 0x403456;
-    uint64_t other = ret + 8; /* a call site whose hash differs from ret's */
-    while (shim_frame_mark(other) == shim_frame_mark(ret))
-        other += 8;
-    const uint64_t m = shim_frame_mark(ret), wrong = shim_frame_mark(other);
+    const uint64_t f = 0x401000, g = 0x402000, fp = 0x7ff0;
+    const uint64_t hooks = SHIM_FRAME_HOOKS, exit = SHIM_FRAME_HOOKS | SHIM_FRAME_EXIT;
     /* the same frame */
-    assert_true(chain_steady(f, fp, 0, f, fp, 0, ret, 0));      /* the same function */
-    assert_false(chain_steady(f, fp, 0, g, fp, 0, ret, 0));     /* a sibling call */
-    assert_true(chain_steady(g, fp, m, f, fp, 0, ret, 0));      /* out of an inlined g */
-    assert_true(chain_steady(f, fp, 0, g, fp, m, ret, 0));      /* into an inlined g */
-    assert_false(chain_steady(g, fp, wrong, f, fp, 0, ret, 0)); /* another call's frame */
-    assert_false(chain_steady(f, fp, 0, g, fp, wrong, ret, 0));
+    assert_true(chain_steady(f, fp, 0, 0, f, fp, 0, 0, 0));  /* the same function */
+    assert_false(chain_steady(f, fp, 0, 0, g, fp, 0, 0, 0)); /* a sibling call */
+    /* the hooks' entries: from another call site a sibling, from the same one a function
+     * inlined there (or a call from the same site, whose chain is the same) */
+    assert_false(chain_steady(f, fp, hooks, 0x1234, g, fp, hooks, 0x5678, 0));
+    assert_true(chain_steady(f, fp, hooks, 0x1234, g, fp, hooks, 0x1234, 0));
+    assert_false(chain_steady(f, fp, 0, 0x1234, g, fp, 0, 0x1234, 0)); /* the pass's */
+    /* a hooks' exit on either read: the frame's function left, or one inlined there */
+    assert_true(chain_steady(f, fp, hooks, 1, g, fp, exit, 2, 0));
+    assert_true(chain_steady(g, fp, exit, 1, f, fp, hooks, 2, 0));
     /* deeper: the frame was not left */
-    assert_true(chain_steady(f, fp, 0, g, fp - 64, 0, ret, 0));
+    assert_true(chain_steady(f, fp, 0, 0, g, fp - 64, 0, 0, 0));
     /* above: steady only where the walk read that frame */
-    assert_true(chain_steady(f, fp, 0, g, fp + 64, 0, ret, 1));
-    assert_false(chain_steady(f, fp, 0, g, fp + 64, 0, ret, 0));
+    assert_true(chain_steady(f, fp, 0, 0, g, fp + 64, 0, 0, 1));
+    assert_false(chain_steady(f, fp, 0, 0, g, fp + 64, 0, 0, 0));
+    assert_false(chain_steady(f, fp, exit, 1, g, fp + 64, exit, 1, 0));
     /* outside every function now */
-    assert_false(chain_steady(f, fp, 0, 0, 0, 0, ret, 0));
+    assert_false(chain_steady(f, fp, 0, 0, 0, 0, 0, 0, 0));
 }
 
 static void store_numbers_each_chain_once(void **state)
@@ -254,12 +256,59 @@ static void trees_of_chains_without_a_function(void **state)
     uint64_t thread[] = {7, 7, 7};
     uint64_t ctx[] = {STACKWALK_CHAIN(none), STACKWALK_CHAIN(bare), STACKWALK_CHAIN(one)};
     struct walk_trees w;
-    assert_int_equal(walk_trees_build(&w, 3, thread, ctx, &c, NULL, NULL), 0);
+    assert_int_equal(walk_trees_build(&w, 3, thread, ctx, NULL, &c, NULL, NULL), 0);
     assert_int_equal(w.n, 1);
     assert_int_equal(CCT_SIGNAL_NODE(ctx[0]), CCT_NODE_ROOT);
     assert_int_equal(CCT_SIGNAL_NODE(ctx[1]), CCT_NODE_ROOT);
     assert_int_equal(CCT_SIGNAL_NODE(ctx[2]), CCT_NODE_FIRST);
     assert_int_equal(CCT_SIGNAL_THREAD(ctx[0]), CCT_SIGNAL_THREAD(ctx[2]));
+    walk_trees_free(&w);
+    chain_store_free(&c);
+}
+
+/* After a hooks' exit (signals/stackwalk.h), the sample's function is the one the thread
+ * goes on in: where the word's 16 bits are those of the function holding the hook's
+ * return address, that function left, and the thread is in the caller, which holds the
+ * first return address (the chain is the caller's from there); otherwise it is the one
+ * holding the hook's return address (a function inlined into it left). Without symbols
+ * every address stands for its own function. A chain kept for its function alone is the
+ * lost node; a sample with no chain keeps the function the word names. */
+static void exit_words_name_the_function_the_thread_goes_on_in(void **state)
+{
+    (void)state;
+    static struct chain_store c;
+    assert_int_equal(chain_store_init(&c, 64, 1024), 0);
+    const uint64_t hra = 0x401234, r1 = 0x402345, r2 = 0x403456;
+    const uint64_t left = STACKWALK_EXIT(hra, SHIM_HOOKS_TAG(hra));
+    const uint64_t inlined = STACKWALK_EXIT(hra, SHIM_HOOKS_TAG(hra) ^ 1);
+    uint64_t rets[] = {r1, r2};
+    uint32_t own = chain_store_intern(&c, left, rets, 2, CHAIN_WHOLE);
+    uint32_t host = chain_store_intern(&c, inlined, rets, 2, CHAIN_WHOLE);
+    uint32_t lost = chain_store_intern(&c, left, rets, 1, CHAIN_LEAF_ONLY);
+    assert_true(lost != own && lost != host);
+    uint64_t thread[] = {7, 7, 7, 7};
+    uint64_t ctx[] = {STACKWALK_CHAIN(own), STACKWALK_CHAIN(host), STACKWALK_CHAIN(lost), 0};
+    uint64_t method[] = {left, inlined, left, inlined};
+    struct walk_trees w;
+    assert_int_equal(walk_trees_build(&w, 4, thread, ctx, method, &c, NULL, NULL), 0);
+    assert_int_equal(method[0], r1);
+    assert_int_equal(method[1], hra);
+    assert_int_equal(method[2], r1);
+    assert_int_equal(method[3], hra);
+    assert_int_equal(w.n, 1);
+    const struct walk_node *nodes = w.t[0].nodes;
+    assert_int_equal(nodes[CCT_SIGNAL_NODE(ctx[0])].fn, r1);
+    assert_int_equal(nodes[CCT_SIGNAL_NODE(ctx[0])].site, r2);
+    assert_int_equal(nodes[CCT_SIGNAL_NODE(ctx[1])].fn, hra);
+    assert_int_equal(nodes[CCT_SIGNAL_NODE(ctx[1])].site, r1);
+    assert_int_equal(CCT_SIGNAL_NODE(ctx[2]), CCT_NODE_OVERFLOW);
+    assert_int_equal(ctx[3], 0);
+    int named_r1 = 0, named_hra = 0;
+    for (size_t i = 0; i < w.nfns; i++) {
+        named_r1 |= w.fns[i] == r1;
+        named_hra |= w.fns[i] == hra;
+    }
+    assert_true(named_r1 && named_hra);
     walk_trees_free(&w);
     chain_store_free(&c);
 }
@@ -276,6 +325,7 @@ int main(void)
         cmocka_unit_test(full_store_loses_and_counts),
         cmocka_unit_test(merge_maps_every_chain),
         cmocka_unit_test(trees_of_chains_without_a_function),
+        cmocka_unit_test(exit_words_name_the_function_the_thread_goes_on_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
