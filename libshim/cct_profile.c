@@ -14,6 +14,7 @@
  */
 #include "libshim/cct_profile.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,10 +236,26 @@ static size_t tree_rows_total(const struct walk_trees *w)
 
 static json_t *walk_json(const struct chain_store *c)
 {
+    uint32_t kept = 0; /* not those kept for a lost walk's function alone */
+    for (uint32_t i = CHAIN_FIRST; i < c->n; i++)
+        kept += c->cut[i] != CHAIN_LEAF_ONLY;
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "walks", (json_int_t)c->walks, "chains",
-                     (json_int_t)(c->n - CHAIN_FIRST), "unsteady", (json_int_t)c->unsteady, "full",
+                     (json_int_t)kept, "unsteady", (json_int_t)c->unsteady, "full",
                      (json_int_t)c->full, "no_stack", (json_int_t)c->no_stack, "cut",
                      (json_int_t)c->cut_walks, "max_depth", (json_int_t)STACKWALK_MAX_DEPTH);
+}
+
+/* The hooks' exit words and the functions they were named as (walk_trees.exits), for
+ * the trace's records: [word as "0x..." (its top bit is set), function address]. */
+static json_t *exits_json(const struct walk_trees *w)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < w->nexits; i++) {
+        char word[24];
+        snprintf(word, sizeof word, "%#" PRIx64, w->exits[i].word);
+        json_array_append_new(a, json_pack("[s, I]", word, (json_int_t)w->exits[i].fn));
+    }
+    return a;
 }
 
 /* What cct_profile_add() does, inside a read section of the trees (cct.h). */
@@ -254,7 +271,8 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
     struct symbols *syms = symbols_open(); /* NULL: functions go unnamed, not lost */
     uint64_t *all = NULL;
     if (chains) {
-        if (walk_trees_build(&w, rows->n, rows->thread, rows->ctx, rows->method, chains, syms, &st) != 0 ||
+        if (walk_trees_build(&w, rows->n, rows->thread, rows->ctx, rows->method, chains, syms,
+                             &st) != 0 ||
             !(all = malloc((n_seen + w.nfns + 1) * sizeof *all))) {
             walk_trees_free(&w);
             if (syms) symbols_close(syms);
@@ -292,11 +310,12 @@ static int cct_profile_add_read(json_t *root, json_t *(*text)(const char *), con
             const struct cct_arena *a = cct_arena_at(t);
             if (a) json_array_append_new(threads, thread_json(&out, a));
         }
-        json_object_set_new(root, "cct",
-                            json_pack("{s:i, s:i, s:s, s:o, s:o}", "method_slot", SHIM_SLOT_METHOD,
-                                      "cct_slot", SHIM_SLOT_CCT, "source",
-                                      cct_active() ? "stack walk and hooks" : "stack walk", "walk",
-                                      walk_json(chains), "threads", threads));
+        json_t *cct =
+            json_pack("{s:i, s:i, s:s, s:o, s:o}", "method_slot", SHIM_SLOT_METHOD, "cct_slot",
+                      SHIM_SLOT_CCT, "source", cct_active() ? "stack walk and hooks" : "stack walk",
+                      "walk", walk_json(chains), "threads", threads);
+        if (w.nexits) json_object_set_new(cct, "exits", exits_json(&w));
+        json_object_set_new(root, "cct", cct);
     } else if (cct_active()) {
         json_t *threads = json_array();
         for (uint32_t t = 0; t < cct_arena_count(); t++) {

@@ -37,6 +37,7 @@
 #include "libshim/sidetable.h"
 #include "libshim/snapshot.h"
 #include "signals/signal_block.h"
+#include "signals/stackwalk.h"
 #include "libshim/symbols.h"
 #include "libshim/termination.h"
 #include "libshim/thread_identity.h"
@@ -303,6 +304,15 @@ static int start_locked(const struct shim_config *cfg)
         };
         signal_block_attach(block);
         cct_republish(); /* the context so far, into the block the observer reads */
+        /* the hooks' pair would stay in slot 11 under the loop words of code built with the
+         * pass that stores no frame, which the observer would then take for the hooks' */
+        if (r->settings.hooks_frames && sidetable_present() &&
+            symbols_sections(STACKWALK_SECTION, NULL, NULL) == 0) {
+            run_complain(c->strict, "the hooks keep the calling-context tree",
+                         "SHIM_HOOKS=frames: the program's code built with the compiler pass "
+                         "stores no frames (SHIM_PASS without context)");
+            r->settings.hooks_frames = 0;
+        }
         if (r->settings.hooks_frames) cct_use_frames(1);
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;

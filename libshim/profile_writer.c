@@ -416,9 +416,12 @@ static size_t functions_seen(const struct shim_run *r, uint64_t **out)
     if (!a) return 0;
     for (uint32_t e = 0; e < tags->n_entries; e++) {
         const uint64_t *key = tag_table_key(tags, e);
-        /* a hooks' exit word is named by the walks' trees (cct_profile_add) */
-        if (method >= 0 && !STACKWALK_IS_EXIT(key[1 + method])) a[n++] = key[1 + method];
-        if (loop >= 0 && !STACKWALK_IS_EXIT(key[1 + loop])) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
+        /* a hooks' exit word (in the loop column too, where there is one) is named by the
+         * walks' trees (cct_profile_add) */
+        uint64_t fn = method >= 0 ? key[1 + method] : 0;
+        int exit = method >= 0 && STACKWALK_IS_EXIT(fn);
+        if (method >= 0 && !exit) a[n++] = fn;
+        if (loop >= 0 && !(exit && key[1 + loop] == fn)) a[n++] = SHIM_LOOP_FN(key[1 + loop]);
     }
     for (uint32_t e = 0; o_paths(r) && e < paths->n_entries; e++)
         a[n++] = tag_table_key(paths, e)[1];

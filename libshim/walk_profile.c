@@ -136,6 +136,14 @@ static uint64_t chain_of(uint64_t v)
     return STACKWALK_IS_CHAIN(v) ? STACKWALK_CHAIN_ID(v) : CHAIN_NONE;
 }
 
+/* Exit words in order, the first row's first among equal ones. */
+static int cmp_exit_word(const void *a, const void *b)
+{
+    const struct walk_exit *x = a, *y = b;
+    if (x->word != y->word) return x->word < y->word ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
 /* The function a sample's word names (`method` of walk_trees_build): itself, or after a
  * hooks' exit (STACKWALK_EXIT form, signals/stackwalk.h) the function the thread goes on
  * in: the one holding the first return address `ret` (0: none was read) where the
@@ -146,11 +154,12 @@ static uint64_t word_fn(const struct addr_fn *m, size_t nm, uint64_t v, uint64_t
     *own = 0;
     if (!STACKWALK_IS_EXIT(v)) return v;
     uint64_t left = fn_of(m, nm, STACKWALK_EXIT_ADDR(v));
-    if (ret && left && SHIM_HOOKS_TAG(left) == STACKWALK_EXIT_TAG(v)) {
+    uint64_t caller = ret ? fn_of(m, nm, ret) : 0;
+    if (caller && left && SHIM_HOOKS_TAG(left) == STACKWALK_EXIT_TAG(v)) {
         *own = 1;
-        return fn_of(m, nm, ret);
+        return caller;
     }
-    return left;
+    return left; /* or, where no caller was read, the function that left */
 }
 
 /* The node of chain c in tree t into *node and the function it starts with into *leaf
@@ -224,7 +233,8 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
     uint64_t *fns = malloc((STACKWALK_MAX_DEPTH + 1) * sizeof *fns);
     uint64_t *leaves = malloc((n_rows ? n_rows : 1) * sizeof *leaves);
-    if (!m || !fns || !leaves) goto fail;
+    w->exits = malloc((n_rows ? n_rows : 1) * sizeof *w->exits);
+    if (!m || !fns || !leaves || !w->exits) goto fail;
     size_t nm = 0, nleaves = 0;
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]);
@@ -254,8 +264,11 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         uint64_t id = chain_of(ctx[i]), leaf = 0;
         int own;
         if (id == CHAIN_NONE) { /* not a walk's (0, or a hooks' node), or its root */
-            if (method && STACKWALK_IS_EXIT(method[i]))
-                leaves[nleaves++] = method[i] = word_fn(m, nm, method[i], 0, &own);
+            if (method && STACKWALK_IS_EXIT(method[i])) {
+                leaf = word_fn(m, nm, method[i], 0, &own);
+                w->exits[w->nexits++] = (struct walk_exit){method[i], leaf, i};
+                leaves[nleaves++] = method[i] = leaf;
+            }
             continue;
         }
         struct walk_tree *t = tree_for(w, thread[i]);
@@ -268,7 +281,10 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         } else if (method) { /* lost, with no return address kept */
             leaf = word_fn(m, nm, method[i], 0, &own);
         }
-        if (method && STACKWALK_IS_EXIT(method[i])) leaves[nleaves++] = method[i] = leaf;
+        if (method && STACKWALK_IS_EXIT(method[i])) {
+            w->exits[w->nexits++] = (struct walk_exit){method[i], leaf, i};
+            leaves[nleaves++] = method[i] = leaf;
+        }
         ctx[i] = CCT_SIGNAL(t->index, node);
     }
     size_t total = nleaves;
@@ -281,6 +297,12 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
             w->fns[w->nfns++] = w->t[j].nodes[q].fn;
     for (size_t j = 0; j < nleaves; j++)
         w->fns[w->nfns++] = leaves[j];
+    /* one per word, the first row's (the rows come most sampled first) */
+    qsort(w->exits, w->nexits, sizeof *w->exits, cmp_exit_word);
+    k = 0;
+    for (size_t j = 0; j < w->nexits; j++)
+        if (k == 0 || w->exits[j].word != w->exits[k - 1].word) w->exits[k++] = w->exits[j];
+    w->nexits = k;
     free(m);
     free(fns);
     free(leaves);
@@ -301,5 +323,6 @@ void walk_trees_free(struct walk_trees *w)
     }
     free(w->t);
     free(w->fns);
+    free(w->exits);
     memset(w, 0, sizeof *w);
 }

@@ -38,6 +38,13 @@ struct walk_trees {
     size_t n;
     uint64_t *fns; /* every function a node names, for the profile's functions table */
     size_t nfns;
+    /* each hooks' exit word an entry held and the function it was named as, in the first
+     * (most sampled) entry that held it, by word: for the trace's records, which hold
+     * the words (an exit's function depends on its chain, which records do not keep) */
+    struct walk_exit {
+        uint64_t word, fn, row; /* row: the entry's place among the rows */
+    } * exits;
+    size_t nexits;
 };
 
 /* Builds a tree per thread from the chains that n tag entries name: entry i ran on

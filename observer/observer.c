@@ -273,7 +273,7 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
      * otherwise it left the frame, which another call took, while it was read */
     if (hooked && !exit && framed && SHIM_HOOKS_TAG(ret) != r.tag) {
         read_frame(b, &r2);
-        moved = r2.fn != r.fn || r2.fp != r.fp;
+        moved = r2.fn != r.fn || r2.fp != r.fp || r2.tag != r.tag || r2.mark != r.mark;
         if (!moved) fp = 0, framed = 0;
     }
     if (hooked && !fp) v = CHAIN_NONE;

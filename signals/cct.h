@@ -59,16 +59,17 @@ struct cct_arena;
 SHIM_API void __cyg_profile_func_enter(void *fn, void *call_site);
 SHIM_API void __cyg_profile_func_exit(void *fn, void *call_site);
 
-/* From now on (on: 1) the hooks publish the function and its frame address (slots 10 and
- * 11, signals/stackwalk.h: the function in the loop word's form) for the observer's
- * stack walk, instead of keeping the tree and slots 8 and 9; 0 goes back to the tree.
- * SHIM_HOOKS=frames, for programs built with frame pointers (cct.c, "the frame signal instead of
- * the tree"). */
+/* From now on (on: 1) the hooks store one pair into slots 10 and 11 for the observer's
+ * stack walk (signals/stackwalk.h, "the hooks' pair": where the thread is, and a frame
+ * address), instead of keeping the tree and slots 8 and 9; 0 goes back to the tree.
+ * SHIM_HOOKS=frames, for programs built with frame pointers (cct.c, "the frame signal
+ * instead of the tree"). */
 void cct_use_frames(int on);
 
 /* The calling thread's signal block is now b (attached, or the dummy block when
- * detached): the frame signal's hooks publish into it from now on (signal_block.c calls
- * this wherever the block changes). */
+ * detached): the frame signal's hooks store into it from now on, or into words of the
+ * thread's own for the dummy block (signal_block.c calls this wherever the block
+ * changes). */
 void cct_frames_block(const struct shim_block *b);
 
 /* Nonzero once any thread has run a hook: the program is instrumented. */

@@ -73,7 +73,10 @@ int value_names_init(struct value_names *vn, const struct profile *p)
     vn->by_slot = calloc(ns ? ns : 1, sizeof *vn->by_slot);
     if (!vn->n || !vn->by_slot) goto oom;
     for (size_t s = 0; s < ns; s++) {
-        struct value_name *v = malloc((p->ntags ? p->ntags : 1) * sizeof *v);
+        /* the function column of a program whose -finstrument-functions hooks stored
+         * exits (cct.exits): their words too, named as the function the entries were */
+        size_t exits = p->has_cct && s == p->cct.method_tag ? p->cct.nexits : 0;
+        struct value_name *v = malloc((p->ntags + exits ? p->ntags + exits : 1) * sizeof *v);
         if (!v) goto oom;
         vn->by_slot[s] = v;
         size_t k = 0;
@@ -90,6 +93,12 @@ int value_names_init(struct value_names *vn, const struct profile *p)
         size_t u = 0; /* one name per value (a value has one name: shim_name_tag's) */
         for (size_t i = 0; i < k; i++)
             if (u == 0 || v[u - 1].value != v[i].value) v[u++] = v[i];
+        for (size_t i = 0, named = u; i < exits; i++) {
+            struct value_name key = {p->cct.exits[i].fn, NULL};
+            const struct value_name *hit = bsearch(&key, v, named, sizeof key, by_value);
+            if (hit) v[u++] = (struct value_name){p->cct.exits[i].word, hit->name};
+        }
+        qsort(v, u, sizeof *v, by_value);
         vn->n[s] = u;
     }
     return 0;

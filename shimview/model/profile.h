@@ -186,11 +186,19 @@ struct profile_cct_thread {
 
 /* The calling-context trees (`cct`): which tag slots held the function and the context,
  * where those slots are in signals.tags (and so in every entry's values), the trees. */
+/* A word the -finstrument-functions hooks stored after an exit (cct.exits), as a trace's
+ * records hold it, and the function the profile's entries named for it. */
+struct profile_cct_exit {
+    uint64_t word, fn;
+};
+
 struct profile_cct {
     uint64_t method_slot, cct_slot;
     size_t method_tag, cct_tag;
     size_t nthreads;
     struct profile_cct_thread *threads;
+    size_t nexits;
+    struct profile_cct_exit *exits; /* sorted by word */
 };
 
 /* A tuple's counts per time batch (`detail.batches`): batch j holds what happened in the

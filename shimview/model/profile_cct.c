@@ -29,6 +29,7 @@
 #include "shimview/model/keys.h"
 #include "shimview/model/profile_pass.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -304,6 +305,26 @@ static long tag_column(struct reader *r, const struct profile *p, uint64_t slot,
     return -1;
 }
 
+/* cct.exits: [word as a hexadecimal string, function address], in increasing words. */
+static int element_exit(struct reader *r, const json_t *v, void *elem, void *ctx)
+{
+    struct profile_cct_exit *e = elem;
+    const struct profile_cct_exit *first = ctx ? *(struct profile_cct_exit **)ctx : NULL;
+    const char *word;
+    const json_t *t = value_tuple(r, v, 2, "an array [word, function]");
+    if (!t || tuple_item(r, t, 0, value_string, &word) || tuple_item(r, t, 1, value_u64, &e->fn))
+        return -1;
+    char *end;
+    errno = 0;
+    e->word = strtoull(word, &end, 16);
+    if (errno || end == word || *end || strncmp(word, "0x", 2) != 0)
+        return reader_fail(r, "\"%s\" is not a word in hexadecimal (0x...)", word);
+    if (first && e > first && e[-1].word >= e->word)
+        return reader_fail(
+            r, "%s is not above the word before it (the words are in increasing order)", word);
+    return 0;
+}
+
 static int read_cct(struct reader *r, const json_t *root, struct cct_lookup *l)
 {
     struct profile *p = l->p;
@@ -335,6 +356,9 @@ static int read_cct(struct reader *r, const json_t *root, struct cct_lookup *l)
                                  offsetof(struct profile_cct_thread, tid));
     if (!l->thread_by_index || !l->thread_by_tid) return reader_fail(r, "out of memory");
     if (key_distinct(r, l->thread_by_index, cct->nthreads, "threads", "index")) return -1;
+    if (json_object_get(o, "exits") && member_array(r, o, "exits", sizeof *cct->exits, element_exit,
+                                                    &cct->exits, &cct->exits, &cct->nexits))
+        return -1;
     path_restore(r, mark);
     return 0;
 }
@@ -402,6 +426,7 @@ void profile_cct_free(struct profile *p)
     for (size_t i = 0; p->cct.threads && i < p->cct.nthreads; i++)
         free(p->cct.threads[i].nodes);
     free(p->cct.threads);
+    free(p->cct.exits);
     free(p->functions);
     free(p->modules);
 }

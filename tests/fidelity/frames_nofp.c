@@ -1,7 +1,7 @@
 /*
  * frames_nofp.c -- the hooks' frame signal (SHIM_HOOKS=frames) around a function built
- * without a frame pointer: its frame does not check out, the hooks publish frame 0 with
- * its function, and its samples must keep that function (without a chain).
+ * without a frame pointer: the frame its entry stores does not hold its call site, the
+ * observer takes no chain from it, and its samples must keep that function.
  *
  * Built with -finstrument-functions -fno-omit-frame-pointer and linked with libshim; one
  * of its two functions, in frames_nofp_unframed.c, is built without the frame pointer. It starts

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SHIM_TRACE with SHIM_HOOKS=frames: the words the -finstrument-functions hooks store
+# after an exit reach the trace's records as they were read (the function they stand for
+# depends on the walk's chain, which records do not keep), and the profile's cct.exits
+# names each of them, so that the timeline and the Perfetto export name every period's
+# function (docs/profile-format.md, docs/trace-format.md).
+# Usage: test_trace_exits.sh FRAMES_PROGRAM SHIMVIEW WORKDIR (the program: cct_phases
+# built with frame pointers, tests/fidelity/cct_phases.c)
+set -u
+program=$1 shimview=$2 dir=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+fresh_dir "$dir"
+
+SHIM_HOOKS=frames SHIM_PERIOD=20000 SHIM_OUTPUT=p.json SHIM_TRACE=t.bin:16M \
+    "$program" 0.3 truth >out 2>err
+expect "frames: exit 0" test $? -eq 0
+expect "frames: the profile lists the hooks' exit words, in order, each with a function of its table" \
+    json p.json "len(d['cct']['exits']) > 0 and \
+[int(w, 16) for w, f in d['cct']['exits']] == sorted({int(w, 16) for w, f in d['cct']['exits']}) and \
+all(int(w, 16) >> 63 == 1 for w, f in d['cct']['exits']) and \
+{f for w, f in d['cct']['exits']} <= {x['address'] for x in d['functions']}"
+expect "frames: no tag entry holds an exit word" \
+    json p.json "all(0 <= v < 2**63 for e in d['tags'] for v in e['values'])"
+# every exit word in the records' function column is one the profile names
+python3 - p.json >words 2>&1 <<'PY'
+import json, struct, sys
+d = json.load(open(sys.argv[1]))
+t = d["trace"]
+data = open(t["path"], "rb").read()
+_, _, words, ntags, _ = struct.unpack_from("<8sIIII", data)
+col = [i for i, s in enumerate(d["signals"]["tags"]) if s["slot"] == 8][0]
+named = {int(w, 16) for w, f in d["cct"]["exits"]}
+seen = unnamed = 0
+for i in range((len(data) - 64) // (8 * words)):
+    v = struct.unpack_from("<Q", data, 64 + (i * words + 5 + col) * 8)[0]
+    if v >> 63:
+        seen += 1
+        unnamed += v not in named
+print(seen, unnamed)
+PY
+expect "frames: the records hold exit words, each named by the profile" \
+    sh -c 'read seen unnamed <words && [ "$seen" -gt 0 ] && [ "$unnamed" -eq 0 ]'
+"$shimview" export --format perfetto -o t.json p.json >out 2>err
+expect "frames: the Perfetto export is written" test -s t.json
+expect "frames: its slices name functions, not exit words" \
+    json t.json "not any(e.get('name', '').startswith('function=0x8') for e in \
+(d['traceEvents'] if isinstance(d, dict) else d))"
+finish
