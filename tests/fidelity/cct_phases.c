@@ -8,6 +8,11 @@
  * in the instrumented functions it calls), and the program writes those cycles to the
  * truth file, one "path cycles" line per context, for check_cct.py to hold against the
  * profile. Usage: cct_phases SECONDS TRUTH_FILE
+ *
+ * Each call lasts tens of microseconds: where the host makes a coherence miss slow, a
+ * hook's store to the line the observer has just read reaches it a microsecond late, and
+ * with calls of a few microseconds that moved 2 points of the time between contexts
+ * (SHIM_HOOKS=frames; docs/compiler-pass.md says the same of the pass's stores).
  */
 #include <shim.h>
 
@@ -33,25 +38,25 @@ __attribute__((noinline)) static void leaf(unsigned n, unsigned long long *own)
 __attribute__((noinline)) static void phase_a(void)
 {
     unsigned long long t0 = __rdtsc(), inner = t_leaf_a;
-    for (unsigned i = 0; i < 3000; i++)
+    for (unsigned i = 0; i < 12000; i++)
         sink += i;
-    leaf(6000, &t_leaf_a);
+    leaf(24000, &t_leaf_a);
     t_a += __rdtsc() - t0 - (t_leaf_a - inner);
 }
 
 __attribute__((noinline)) static void phase_b(void)
 {
     unsigned long long t0 = __rdtsc(), inner = t_leaf_b;
-    for (unsigned i = 0; i < 9000; i++)
+    for (unsigned i = 0; i < 36000; i++)
         sink += i;
-    leaf(2000, &t_leaf_b);
+    leaf(8000, &t_leaf_b);
     t_b += __rdtsc() - t0 - (t_leaf_b - inner);
 }
 
 /* Recursion: every level is the same context (the first call's node). */
 __attribute__((noinline)) static void recurse(int depth)
 {
-    for (unsigned i = 0; i < 800; i++)
+    for (unsigned i = 0; i < 3200; i++)
         sink += i;
     if (depth > 0) recurse(depth - 1);
 }
