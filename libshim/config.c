@@ -34,6 +34,7 @@ void config_defaults(struct shim_settings *s)
     s->hist_tuples = SHIM_DEFAULT_HIST_TUPLES;
     s->inline_max = SHIM_DEFAULT_INLINE_MAX;
     s->observers = 1;
+    s->hooks_frames = -1; /* auto */
 }
 
 void shim_config_init(struct shim_config *cfg)
@@ -486,10 +487,10 @@ static int var_thread_id(struct shim_settings *s, const char *v)
 
 static int var_hooks(struct shim_settings *s, const char *v)
 {
-    static const char *const modes[] = {"tree", "frames"};
+    static const char *const modes[] = {"tree", "frames", "auto"};
     int i = word_index(v, modes, sizeof modes / sizeof *modes);
     if (i < 0) return -1;
-    s->hooks_frames = i == 1;
+    s->hooks_frames = i == 2 ? -1 : i;
     return 0;
 }
 
@@ -558,7 +559,9 @@ const struct config_var config_vars[] = {
     {"SHIM_ALLOC", "auto, on or off", var_alloc},
     {"SHIM_SIGINT", "auto, on (or 1) or off (or 0)", var_sigint},
     {"SHIM_THREAD_ID", "auto, bpf or pinned", var_thread_id},
-    {"SHIM_HOOKS", "tree or frames (frames: for -finstrument-functions with frame pointers)",
+    {"SHIM_HOOKS",
+     "auto, tree or frames (frames: for -finstrument-functions with frame pointers; auto: "
+     "frames where the instrumented code keeps them)",
      var_hooks},
     {"SHIM_OBSERVERS", "auto or a number of observers from 1 to 64", var_observers},
     {"SHIM_SNAPSHOT", "off (or 0), or seconds between snapshots from 0.1 to 86400 (1, 0.5)",

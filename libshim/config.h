@@ -67,8 +67,10 @@ struct shim_settings {
     uint64_t slow_period;          /* SHIM_SLOW_PERIOD: TSC cycles between slow reads */
     int period_given;              /* SHIM_PERIOD set, or a struct period other than the
                                       default: the period is the user's, never changed */
-    int hooks_frames;              /* SHIM_HOOKS=frames: the -finstrument-functions hooks
-                                      publish the frame signal, not the tree */
+    int hooks_frames;              /* SHIM_HOOKS: 1 frames (the -finstrument-functions hooks
+                                      publish the frame signal, not the tree), 0 tree, -1
+                                      auto (the default: frames where the instrumented code
+                                      keeps frame pointers; decided at the start) */
     uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
     uint64_t inline_max;           /* SHIM_INLINE_MAX: tag entries (and calling-context
                                       nodes) the JSON profile holds; more go to its table

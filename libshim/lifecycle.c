@@ -270,6 +270,31 @@ static int output_writable(struct shim_run *r)
     return 0;
 }
 
+/*
+ * What the -finstrument-functions hooks keep (SHIM_HOOKS), decided as shim starts. Auto:
+ * the frame signal where the code that calls the hooks keeps frame pointers (three in
+ * four of its functions start by setting one up: symbols_framed_callers), the tree
+ * otherwise (docs/calling-contexts.md). The frame signal is refused where code built
+ * with the compiler pass stores no frames: the hooks' pair would stay in slot 11 under
+ * its loop words, which the observer would then take for the hooks'.
+ */
+static void hooks_choose(struct shim_run *r)
+{
+    int *frames = &r->settings.hooks_frames;
+    int asked = *frames == 1;
+    if (*frames < 0) {
+        size_t total = 0, framed = symbols_framed_callers("__cyg_profile_func_enter", &total);
+        *frames = total > 0 && framed * 4 >= total * 3;
+    }
+    if (*frames && sidetable_present() && symbols_sections(STACKWALK_SECTION, NULL, NULL) == 0) {
+        if (asked)
+            run_complain(r->settings.cfg.strict, "the hooks keep the calling-context tree",
+                         "SHIM_HOOKS=frames: the program's code built with the compiler pass "
+                         "stores no frames (SHIM_PASS without context)");
+        *frames = 0;
+    }
+}
+
 static int start_locked(const struct shim_config *cfg)
 {
     /* aligned: the observer's stop flag and the thread word have cache lines of their own */
@@ -304,15 +329,7 @@ static int start_locked(const struct shim_config *cfg)
         };
         signal_block_attach(block);
         cct_republish(); /* the context so far, into the block the observer reads */
-        /* the hooks' pair would stay in slot 11 under the loop words of code built with the
-         * pass that stores no frame, which the observer would then take for the hooks' */
-        if (r->settings.hooks_frames && sidetable_present() &&
-            symbols_sections(STACKWALK_SECTION, NULL, NULL) == 0) {
-            run_complain(c->strict, "the hooks keep the calling-context tree",
-                         "SHIM_HOOKS=frames: the program's code built with the compiler pass "
-                         "stores no frames (SHIM_PASS without context)");
-            r->settings.hooks_frames = 0;
-        }
+        hooks_choose(r);
         if (r->settings.hooks_frames) cct_use_frames(1);
         r->observed_tid = gettid();
         r->thread_word = (uint64_t)r->observed_tid;

@@ -594,3 +594,45 @@ size_t symbols_sections_checked(const char *name, symbols_section_fn fn, void *c
     if (stale) *stale = q.stale;
     return q.found;
 }
+
+/* ---- whether the code that calls a function keeps frame pointers ---- */
+
+struct framed_count {
+    const char *name;
+    size_t framed, total;
+};
+
+/* Counts the functions of a module that calls `name` whose code starts by setting up a
+ * frame pointer: push %rbp; mov %rsp,%rbp, after an endbr64 where there is one (what gcc
+ * and clang make of every function with -fno-omit-frame-pointer, and at -O0). Read from
+ * the loaded image, for files that are the loaded one. */
+static int file_framed(Elf *e, const struct dl_phdr_info *info, void *data)
+{
+    static const unsigned char endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+    static const unsigned char prologue[] = {0x55, 0x48, 0x89, 0xe5};
+    struct framed_count *c = data;
+    if (!file_references(e, info, (void *)c->name) || !file_is_loaded_image(e, info)) return 0;
+    GElf_Shdr sh;
+    Elf_Scn *scn = symbol_table(e, &sh);
+    size_t n = 0;
+    struct candidate *f = scn ? read_candidates(e, scn, &sh, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].size < sizeof endbr64 + sizeof prologue ||
+            !inside_loaded_segment(info, f[i].start, sizeof endbr64 + sizeof prologue))
+            continue;
+        const unsigned char *code = (const unsigned char *)(info->dlpi_addr + f[i].start);
+        if (!memcmp(code, endbr64, sizeof endbr64)) code += sizeof endbr64;
+        c->total++;
+        c->framed += !memcmp(code, prologue, sizeof prologue);
+    }
+    free(f);
+    return 0;
+}
+
+size_t symbols_framed_callers(const char *name, size_t *total)
+{
+    struct framed_count c = {name, 0, 0};
+    each_module_file(file_framed, &c);
+    *total = c.total;
+    return c.framed;
+}

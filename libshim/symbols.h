@@ -64,6 +64,12 @@ void symbols_close(struct symbols *s);
  * calls. Reads the modules' files; 0 when none does or nothing can be read. */
 int symbols_referenced(const char *name);
 
+/* Of the functions (with a symbol, in their module's loaded image) of the modules that
+ * call `name` without defining it, how many start by setting up a frame pointer (push
+ * %rbp; mov %rsp,%rbp, after an endbr64 where there is one); *total gets how many were
+ * looked at. Reads the modules' files and code. */
+size_t symbols_framed_callers(const char *name, size_t *total);
+
 /* Calls fn(run-time address, size, ctx) for each section called `name` that a loaded
  * module's file has and loads into memory (fn may be NULL); returns how many there
  * were. Reads the modules' files. A file that no longer carries the build id of the

@@ -117,8 +117,10 @@ unsigned chain_walk_on(uint64_t fp, uint64_t next, uint64_t ret, uint64_t hi,
  * frame is the leaving function's, or the one it ran inlined into, and the first return
  * address read is the caller's either way) or both are hooks' entries from the same call
  * site (a function inlined there, entered or left: the frame is still the same call's);
- * deeper (in a callee: the frame was not left; not after an exit, whose frame may be one
- * that returned); or back in a frame the walk read (a caller). Not otherwise: the same frame with
+ * deeper (in a callee: the frame was not left; after an exit, whose frame is one that
+ * returned, the caller's next call takes the same frame address where the caller's stack
+ * pointer is the same at both calls, as with frame pointers it is); or back in a frame
+ * the walk read (a caller). Not otherwise: the same frame with
  * another function is a sibling call from the same caller, whose return address may be the one
  * read. */
 static inline int chain_steady(uint64_t fn, uint64_t fp, uint64_t mark, unsigned tag, uint64_t fn2,
@@ -127,9 +129,7 @@ static inline int chain_steady(uint64_t fn, uint64_t fp, uint64_t mark, unsigned
     if (fp2 == fp)
         return fn2 == fn || ((mark | mark2) & SHIM_FRAME_EXIT) != 0 ||
                ((mark & mark2 & SHIM_FRAME_HOOKS) && tag == tag2);
-    /* deeper than an exit's frame, which may be a function's that returned, proves
-     * nothing: the next call's frame may lie anywhere below the caller's */
-    return (fp2 && fp2 < fp && !(mark & SHIM_FRAME_EXIT)) || found;
+    return (fp2 && fp2 < fp) || found;
 }
 
 #endif

@@ -4,10 +4,12 @@
 # depends on the walk's chain, which records do not keep), and the profile's cct.exits
 # names each of them, so that the timeline and the Perfetto export name every period's
 # function (docs/profile-format.md, docs/trace-format.md).
-# Usage: test_trace_exits.sh FRAMES_PROGRAM SHIMVIEW WORKDIR (the program: cct_phases
-# built with frame pointers, tests/fidelity/cct_phases.c)
+# And SHIM_HOOKS=auto, the default: the frame signal for the program built with frame
+# pointers, the tree for the same program built without.
+# Usage: test_trace_exits.sh FRAMES_PROGRAM TREE_PROGRAM SHIMVIEW WORKDIR (the programs:
+# tests/fidelity/cct_phases.c built with and without frame pointers)
 set -u
-program=$1 shimview=$2 dir=$3
+program=$1 unframed=$2 shimview=$3 dir=$4
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 fresh_dir "$dir"
@@ -46,4 +48,12 @@ expect "frames: the Perfetto export is written" test -s t.json
 expect "frames: its slices name functions, not exit words" \
     json t.json "not any(e.get('name', '').startswith('function=0x8') for e in \
 (d['traceEvents'] if isinstance(d, dict) else d))"
+
+# the default chooses by the code's frame pointers; SHIM_HOOKS=tree keeps the tree
+SHIM_OUTPUT=a.json "$program" 0.2 truth >out 2>err
+expect "auto: the program with frame pointers gets the frame signal" json a.json "d['cct']['source'].startswith('stack walk')"
+SHIM_OUTPUT=b.json "$unframed" 0.2 truth >out 2>err
+expect "auto: the program without them keeps the tree" json b.json "d['cct']['source'] == 'hooks'"
+SHIM_HOOKS=tree SHIM_OUTPUT=c.json "$program" 0.2 truth >out 2>err
+expect "tree: asked for, kept" json c.json "d['cct']['source'] == 'hooks'"
 finish

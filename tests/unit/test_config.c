@@ -128,7 +128,7 @@ static const struct var_case var_cases[] = {
     {"SHIM_SIGINT", {"on", "off", "auto", "1", "0"}, {"", "on ", "maybe", "2", "ignore"}},
     {"SHIM_AUTOSTART_CHILDREN", {"0", "1"}, {"", "-1", "all"}},
     {"SHIM_THREAD_ID", {"auto", "bpf", "pinned"}, {"", "BPF", "kernel", "pinned "}},
-    {"SHIM_HOOKS", {"tree", "frames"}, {"", "Frames", "walk", "tree "}},
+    {"SHIM_HOOKS", {"tree", "frames", "auto"}, {"", "Frames", "walk", "tree ", "Auto"}},
     {"SHIM_OBSERVERS", {"1", "2", "64", "auto"}, {"", "0", "65", "-1", "two", "auto "}},
     {"SHIM_SNAPSHOT",
      {"1", "0.5", "0.1", "86400", "0", "off", "60"},
