@@ -251,6 +251,7 @@ static json_t *exits_json(const struct walk_trees *w)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < w->nexits; i++) {
+        if (!w->exits[i].fn) continue; /* no function: the word stays unnamed */
         char word[24];
         snprintf(word, sizeof word, "%#" PRIx64, w->exits[i].word);
         json_array_append_new(a, json_pack("[s, I]", word, (json_int_t)w->exits[i].fn));

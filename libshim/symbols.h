@@ -64,10 +64,12 @@ void symbols_close(struct symbols *s);
  * calls. Reads the modules' files; 0 when none does or nothing can be read. */
 int symbols_referenced(const char *name);
 
-/* Of the functions (with a symbol, in their module's loaded image) of the modules that
- * call `name` without defining it, how many start by setting up a frame pointer (push
- * %rbp; mov %rsp,%rbp, after an endbr64 where there is one); *total gets how many were
- * looked at. Reads the modules' files and code. */
+/* Of the functions (with a symbol, in their module's loaded image, not made by the
+ * compiler or the C runtime: cold parts, start-up code, made constructors) of the modules
+ * that call `name` without defining it, how many start by setting up a frame pointer
+ * (push %rbp; mov %rsp,%rbp, after an endbr64 where there is one); *total gets how many
+ * were looked at (at most 4096 a module). Reads the modules' files and code; a stripped
+ * file has only its exported functions. */
 size_t symbols_framed_callers(const char *name, size_t *total);
 
 /* Calls fn(run-time address, size, ctx) for each section called `name` that a loaded

@@ -48,7 +48,8 @@ fi
 pass "$CXX builds demangle_target.cpp"
 
 PROF=$WORK/run.json
-"$SHIMRUN" -o "$PROF" -t 16M --quiet "$WORK/demangle_target" 1500 >"$WORK/prog.out" 2>"$WORK/prog.err"
+# the tree's contexts, whatever frame pointers the flags give (the paths checked below)
+"$SHIMRUN" -o "$PROF" -t 16M --quiet --hooks tree "$WORK/demangle_target" 1500 >"$WORK/prog.out" 2>"$WORK/prog.err"
 if [ $? -ne 0 ] || [ ! -s "$PROF" ]; then
     fail "shimrun writes the C++ program's profile: $(head -c 300 "$WORK/prog.err")"
     finish
