@@ -34,7 +34,6 @@ void config_defaults(struct shim_settings *s)
     s->hist_tuples = SHIM_DEFAULT_HIST_TUPLES;
     s->inline_max = SHIM_DEFAULT_INLINE_MAX;
     s->observers = 1;
-    s->hooks_frames = -1; /* auto */
 }
 
 void shim_config_init(struct shim_config *cfg)
@@ -560,7 +559,7 @@ const struct config_var config_vars[] = {
     {"SHIM_SIGINT", "auto, on (or 1) or off (or 0)", var_sigint},
     {"SHIM_THREAD_ID", "auto, bpf or pinned", var_thread_id},
     {"SHIM_HOOKS",
-     "auto, tree or frames (frames: for -finstrument-functions with frame pointers; auto: "
+     "tree, frames or auto (frames: for -finstrument-functions with frame pointers; auto: "
      "frames where the instrumented code keeps them)",
      var_hooks},
     {"SHIM_OBSERVERS", "auto or a number of observers from 1 to 64", var_observers},

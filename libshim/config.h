@@ -68,8 +68,8 @@ struct shim_settings {
     int period_given;              /* SHIM_PERIOD set, or a struct period other than the
                                       default: the period is the user's, never changed */
     int hooks_frames;              /* SHIM_HOOKS: 1 frames (the -finstrument-functions hooks
-                                      publish the frame signal, not the tree), 0 tree, -1
-                                      auto (the default: frames where the instrumented code
+                                      publish the frame signal, not the tree), 0 tree (the
+                                      default), -1 auto (frames where the instrumented code
                                       keeps frame pointers; decided at the start) */
     uint32_t hist_tuples;          /* SHIM_HIST_TUPLES: tuples that get rate histograms */
     uint64_t inline_max;           /* SHIM_INLINE_MAX: tag entries (and calling-context

@@ -49,9 +49,9 @@ static const struct option_map {
      "target sample period in TSC cycles (0: fastest; default 1000, and 40000 for code built "
      "with the pass or -finstrument-functions, " SHIM_DOC_DIR "/calling-contexts.md)"},
     {"hooks", "MODE", 0, "SHIM_HOOKS",
-     "what -finstrument-functions hooks keep: auto (default: frames where the instrumented "
-     "code keeps frame pointers, else tree), tree (a calling-context tree), or frames "
-     "(stack walks, for code built with -fno-omit-frame-pointer: far cheaper per call)"},
+     "what -finstrument-functions hooks keep: tree (default: a calling-context tree), frames "
+     "(stack walks, for code built with -fno-omit-frame-pointer: far cheaper per call), or "
+     "auto (frames where the instrumented code keeps frame pointers, else tree)"},
     {"events", "LIST", 'e', "SHIM_EVENTS", "hardware events, e.g. cycles,instructions"},
     {"scope", "SCOPE", 0, "SHIM_EVENT_SCOPE", "whose events: auto, core, observer, thread"},
     {"rates", "LIST", 'r', "SHIM_RATES", "more rates, NAME=NUM[*SCALE]/DEN,..."},

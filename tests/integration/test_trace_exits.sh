@@ -4,8 +4,8 @@
 # depends on the walk's chain, which records do not keep), and the profile's cct.exits
 # names each of them, so that the timeline and the Perfetto export name every period's
 # function (docs/profile-format.md, docs/trace-format.md).
-# And SHIM_HOOKS=auto, the default: the frame signal for the program built with frame
-# pointers, the tree for the same program built without.
+# And SHIM_HOOKS=auto: the frame signal for the program built with frame pointers, the
+# tree for the same program built without.
 # Usage: test_trace_exits.sh FRAMES_PROGRAM TREE_PROGRAM SHIMVIEW WORKDIR (the programs:
 # tests/fidelity/cct_phases.c built with and without frame pointers)
 set -u
@@ -53,10 +53,10 @@ expect "frames: its slices name functions, not exit words" \
     json t.json "not any(__import__('re').fullmatch(r'function=(0x)?[0-9a-f]+', e.get('name', '')) \
 for e in (d['traceEvents'] if isinstance(d, dict) else d))"
 
-# the default chooses by the code's frame pointers; SHIM_HOOKS=tree keeps the tree
-SHIM_OUTPUT=a.json "$program" 0.2 truth >out 2>err
+# auto chooses by the code's frame pointers; SHIM_HOOKS=tree keeps the tree
+SHIM_HOOKS=auto SHIM_OUTPUT=a.json "$program" 0.2 truth >out 2>err
 expect "auto: the program with frame pointers gets the frame signal" json a.json "d['cct']['source'].startswith('stack walk')"
-SHIM_OUTPUT=b.json "$unframed" 0.2 truth >out 2>err
+SHIM_HOOKS=auto SHIM_OUTPUT=b.json "$unframed" 0.2 truth >out 2>err
 expect "auto: the program without them keeps the tree" json b.json "d['cct']['source'] == 'hooks'"
 SHIM_HOOKS=tree SHIM_OUTPUT=c.json "$program" 0.2 truth >out 2>err
 expect "tree: asked for, kept" json c.json "d['cct']['source'] == 'hooks'"
