@@ -33,8 +33,9 @@
 
 struct addr_fn {
     uint64_t addr, fn;
-    int code;  /* a loaded module holds it */
-    int named; /* a symbol names the function holding it */
+    uint64_t callee; /* the function the direct call before it calls, 0 when not known */
+    int code;        /* a loaded module holds it */
+    int named;       /* a symbol names the function holding it */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -46,7 +47,7 @@ static int cmp_addr(const void *a, const void *b)
 /* What the lookup found for return address addr, or NULL. */
 static const struct addr_fn *addr_info(const struct addr_fn *m, size_t n, uint64_t addr)
 {
-    struct addr_fn key = {addr, 0, 0, 0};
+    struct addr_fn key = {addr, 0, 0, 0, 0};
     return n ? bsearch(&key, m, n, sizeof *m, cmp_addr) : NULL;
 }
 
@@ -129,6 +130,21 @@ static struct walk_tree *tree_for(struct walk_trees *w, uint64_t tid)
     return t;
 }
 
+/* The function a direct call (e8 and a 32-bit displacement) just before return address
+ * ret calls, when a symbol starts there; 0 otherwise (an indirect call, a call through
+ * the PLT). The code is the loaded image's: ret lies in a function a loaded module
+ * holds, at least the call's length past its start. */
+static uint64_t call_target(struct symbols *syms, uint64_t ret)
+{
+    const unsigned char *at = (const unsigned char *)(uintptr_t)(ret - 5);
+    if (at[0] != 0xe8) return 0;
+    int32_t rel;
+    memcpy(&rel, at + 1, sizeof rel);
+    uint64_t target = ret + (uint64_t)(int64_t)rel;
+    struct symbol_info si;
+    return symbols_lookup(syms, target, &si) == 0 && si.name && si.sym_offset == 0 ? target : 0;
+}
+
 /* The chain number a context value holds; CHAIN_NONE when it holds none (0, or the node
  * of a thread the hooks gave its context). */
 static uint64_t chain_of(uint64_t v)
@@ -162,17 +178,25 @@ static uint64_t word_fn(const struct addr_fn *m, size_t nm, uint64_t v, uint64_t
     return left; /* or, where no caller was read, the function that left */
 }
 
+/* The frames of one chain as chain_node() reads them (one more than a chain's depth: an
+ * inlined function's host). */
+struct frame_scratch {
+    uint64_t fn[STACKWALK_MAX_DEPTH + 2], site[STACKWALK_MAX_DEPTH + 2];
+    int named[STACKWALK_MAX_DEPTH + 2];
+};
+
 /* The node of chain c in tree t into *node and the function it starts with into *leaf
  * (fns: the functions of its frames, scratch); 0, or -1 when memory ran out. A chain
  * without a function (an empty one, or one whose innermost function is 0: the thread
  * outside its functions) is the thread's root; one kept for its function alone
  * (CHAIN_LEAF_ONLY) the lost node. */
 static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, int kind,
-                      const struct addr_fn *m, size_t nm, const struct sidetable *st, uint64_t *fns,
-                      uint32_t *node, uint64_t *leaf)
+                      const struct addr_fn *m, size_t nm, const struct sidetable *st,
+                      struct frame_scratch *f, uint32_t *node, uint64_t *leaf)
 {
-    int own;
-    *leaf = word_fn(m, nm, c[0], n > 1 ? c[1] : 0, &own);
+    int own, entry = !STACKWALK_IS_EXIT(c[0]) && (c[0] & STACKWALK_ENTRY_BIT);
+    uint64_t word = entry ? c[0] & ~STACKWALK_ENTRY_BIT : c[0];
+    *leaf = word_fn(m, nm, word, n > 1 ? c[1] : 0, &own);
     *node = CCT_NODE_ROOT;
     if (kind == CHAIN_LEAF_ONLY) {
         *node = CCT_NODE_OVERFLOW;
@@ -182,35 +206,43 @@ static int chain_node(struct walk_tree *t, const uint64_t *c, unsigned n, int ki
         c++;
         n--;
     }
-    for (unsigned j = 0; j < n; j++) {
-        fns[j] = j ? fn_of(m, nm, c[j]) : *leaf;
-        if (!fns[j]) { /* not code: the walk left the frames here */
-            n = j;
-            break;
-        }
+    /* frame k: its function, its call site (the return address into frame k + 1's), and
+     * whether a symbol names it. A hooks' entry whose frame was called for another
+     * function (the direct call before its return address) is a function gcc inlined
+     * there: that one is its host, between it and the frame's caller, called from no site
+     * of its own. */
+    unsigned k = 0;
+    const struct addr_fn *ra = n > 1 ? addr_info(m, nm, c[1]) : NULL;
+    uint64_t host = entry && ra && ra->callee && ra->callee != *leaf ? ra->callee : 0;
+    f->fn[k] = *leaf, f->site[k] = host ? 0 : n > 1 ? c[1] : 0, f->named[k++] = 0;
+    if (host) f->fn[k] = host, f->site[k] = c[1], f->named[k++] = 1;
+    for (unsigned j = 1; j < n; j++) {
+        uint64_t fn = fn_of(m, nm, c[j]);
+        if (!fn) break; /* not code: the walk left the frames here */
+        f->fn[k] = fn, f->site[k] = j + 1 < n ? c[j + 1] : 0, f->named[k++] = named(m, nm, c[j]);
     }
-    if (n == 0) return 0;
+    if (!*leaf) return 0;
     /* the outermost frame the pass instrumented; else (hooks, no side tables) the
      * outermost that a symbol names: the C library's unnamed start-up frames go */
-    unsigned top = n - 1;
+    unsigned top = k - 1;
     if (st && st->n) {
-        while (top > 0 && !sidetable_lookup(st, fns[top]))
+        while (top > 0 && !sidetable_lookup(st, f->fn[top]))
             top--;
-        if (!sidetable_lookup(st, fns[top])) top = n - 1;
+        if (!sidetable_lookup(st, f->fn[top])) top = k - 1;
     }
-    if (top == n - 1)
-        while (top > 0 && !named(m, nm, c[top]))
+    if (top == k - 1)
+        while (top > 0 && !f->named[top])
             top--;
     uint32_t cur = CCT_NODE_ROOT;
     for (unsigned j = top + 1; j-- > 0;) {
         uint32_t at = cur; /* recursion: the nearest ancestor of the same function */
-        while (at != CCT_NODE_ROOT && t->nodes[at].fn != fns[j])
+        while (at != CCT_NODE_ROOT && t->nodes[at].fn != f->fn[j])
             at = t->nodes[at].parent;
         if (at != CCT_NODE_ROOT) {
             cur = at;
             continue;
         }
-        cur = tree_child(t, cur, fns[j], j + 1 < n ? c[j + 1] : 0);
+        cur = tree_child(t, cur, f->fn[j], f->site[j]);
         if (!cur) return -1;
     }
     *node = cur;
@@ -231,7 +263,7 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         if (method) n_addr++;
     }
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
-    uint64_t *fns = malloc((STACKWALK_MAX_DEPTH + 1) * sizeof *fns);
+    struct frame_scratch *fns = malloc(sizeof *fns);
     uint64_t *leaves = malloc((n_rows ? n_rows : 1) * sizeof *leaves);
     w->exits = malloc((n_rows ? n_rows : 1) * sizeof *w->exits);
     if (!m || !fns || !leaves || !w->exits) goto fail;
@@ -259,6 +291,7 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
         m[j].code = !syms || found;
         m[j].named = found && si.name;
         m[j].fn = found && si.name ? call - si.sym_offset : m[j].addr;
+        m[j].callee = found && si.name && si.sym_offset >= 4 ? call_target(syms, m[j].addr) : 0;
     }
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]), leaf = 0;

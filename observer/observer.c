@@ -314,7 +314,8 @@ static uint64_t walk_context(struct observer *o, struct shim_block *b, uint64_t 
                 w->cut = w->found = 0;
             if (chain_steady(r.fn, fp, r.mark, r.tag, r2.fn, r2.fp, r2.mark, r2.tag, w->found)) {
                 s->cut_walks += (uint64_t)w->cut;
-                v = STACKWALK_CHAIN(chain_store_intern(s, r.fn, w->ret, n, w->cut));
+                uint64_t first = hooked && !exit ? r.fn | STACKWALK_ENTRY_BIT : r.fn;
+                v = STACKWALK_CHAIN(chain_store_intern(s, first, w->ret, n, w->cut));
             } else {
                 s->unsteady++; /* returned past the frames read: maybe another call's */
                 /* after a hooks' exit, the writer names the function from the first

@@ -98,6 +98,11 @@
 #define STACKWALK_EXIT_ADDR(v)    ((v) & ((UINT64_C(1) << 47) - 1))
 #define STACKWALK_EXIT_TAG(v)     ((unsigned)((v) >> 47) & 0xffffu)
 
+/* A chain's first word after a hooks' entry: the function, marked (bit 62, the top bit
+ * clear), so that the writer gives a function gcc inlined its host: the function the
+ * direct call before the frame's return address called, where that is another. */
+#define STACKWALK_ENTRY_BIT (UINT64_C(1) << 62)
+
 /* Words of a block's `reserved` array the walk uses (signal_block.h has 0 and 1). */
 #define SHIM_BLOCK_STACK_LO 2 /* the owner's stack: [lo, hi); 0, 0 while none is known */
 #define SHIM_BLOCK_STACK_HI 3

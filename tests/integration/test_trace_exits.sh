@@ -6,10 +6,14 @@
 # function (docs/profile-format.md, docs/trace-format.md).
 # And SHIM_HOOKS=auto: the frame signal for the program built with frame pointers, the
 # tree for the same program built without.
-# Usage: test_trace_exits.sh FRAMES_PROGRAM TREE_PROGRAM SHIMVIEW WORKDIR (the programs:
-# tests/fidelity/cct_phases.c built with and without frame pointers)
+# And a function gcc inlined gets its host in its contexts (the writer reads the direct
+# call before its frame's return address): tests/fidelity/frames_inlined.c's helper,
+# inlined into outer.
+# Usage: test_trace_exits.sh FRAMES_PROGRAM TREE_PROGRAM SHIMVIEW WORKDIR INLINED_PROGRAM
+# (the programs: tests/fidelity/cct_phases.c built with and without frame pointers, and
+# tests/fidelity/frames_inlined.c)
 set -u
-program=$1 unframed=$2 shimview=$3 dir=$4
+program=$1 unframed=$2 shimview=$3 dir=$4 inlined=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 fresh_dir "$dir"
@@ -60,4 +64,12 @@ SHIM_HOOKS=auto SHIM_OUTPUT=b.json "$unframed" 0.2 truth >out 2>err
 expect "auto: the program without them keeps the tree" json b.json "d['cct']['source'] == 'hooks'"
 SHIM_HOOKS=tree SHIM_OUTPUT=c.json "$program" 0.2 truth >out 2>err
 expect "tree: asked for, kept" json c.json "d['cct']['source'] == 'hooks'"
+
+# the inlined helper's contexts name outer, the function it was inlined into
+SHIM_HOOKS=frames SHIM_OUTPUT=i.json "$inlined" 0.3 truth >out 2>err
+"$shimview" contexts --csv i.json >i.csv 2>err
+expect "inlined: the helper's contexts have their host, outer" python3 -c "
+import csv, sys
+rows = [r['context'] for r in csv.DictReader(open('i.csv')) if r['context'].split(' > ')[-1].split(' @')[0] == 'helper']
+sys.exit(0 if rows and all(' > '.join(c.split(' @')[0] for c in r.split(' > ')[-2:]) == 'outer > helper' for r in rows) else 1)"
 finish
