@@ -282,10 +282,8 @@ static void hooks_choose(struct shim_run *r)
 {
     int *frames = &r->settings.hooks_frames;
     int asked = *frames == 1;
-    if (*frames < 0) {
-        size_t total = 0, framed = 0;
-        if (cct_active() || symbols_referenced("__cyg_profile_func_enter"))
-            framed = symbols_framed_callers("__cyg_profile_func_enter", &total);
+    if (*frames < 0) { /* no module calls the hooks: none counted */
+        size_t total, framed = symbols_framed_callers("__cyg_profile_func_enter", &total);
         *frames = total > 0 && framed * 4 >= total * 3;
     }
     if (*frames && sidetable_present() && symbols_sections(STACKWALK_SECTION, NULL, NULL) == 0) {

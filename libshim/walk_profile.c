@@ -264,10 +264,9 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     }
     struct addr_fn *m = malloc((n_addr ? n_addr : 1) * sizeof *m);
     struct frame_scratch *fns = malloc(sizeof *fns);
-    uint64_t *leaves = malloc((n_rows ? n_rows : 1) * sizeof *leaves);
     w->exits = malloc((n_rows ? n_rows : 1) * sizeof *w->exits);
-    if (!m || !fns || !leaves || !w->exits) goto fail;
-    size_t nm = 0, nleaves = 0;
+    if (!m || !fns || !w->exits) goto fail;
+    size_t nm = 0;
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]);
         if (method && STACKWALK_IS_EXIT(method[i])) m[nm++].addr = STACKWALK_EXIT_ADDR(method[i]);
@@ -296,31 +295,30 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     for (size_t i = 0; i < n_rows; i++) {
         uint64_t id = chain_of(ctx[i]), leaf = 0;
         int own;
-        if (id == CHAIN_NONE) { /* not a walk's (0, or a hooks' node), or its root */
-            if (method && STACKWALK_IS_EXIT(method[i])) {
-                leaf = word_fn(m, nm, method[i], 0, &own);
-                w->exits[w->nexits++] = (struct walk_exit){method[i], leaf, i};
-                leaves[nleaves++] = method[i] = leaf;
-            }
-            continue;
-        }
-        struct walk_tree *t = tree_for(w, thread[i]);
-        if (!t) goto fail;
-        uint32_t node = CCT_NODE_OVERFLOW;
+        /* a chain names its own function; a word without one (no walk, or a lost walk
+         * with no return address kept) is named alone */
         if (id >= CHAIN_FIRST && id < c->n) {
+            struct walk_tree *t = tree_for(w, thread[i]);
+            if (!t) goto fail;
             unsigned n;
+            uint32_t node;
             const uint64_t *ch = chain_store_chain(c, (uint32_t)id, &n);
             if (chain_node(t, ch, n, c->cut[id], m, nm, st, fns, &node, &leaf)) goto fail;
-        } else if (method) { /* lost, with no return address kept */
-            leaf = word_fn(m, nm, method[i], 0, &own);
+            ctx[i] = CCT_SIGNAL(t->index, node);
+        } else {
+            if (method) leaf = word_fn(m, nm, method[i], 0, &own);
+            if (id != CHAIN_NONE) { /* lost */
+                struct walk_tree *t = tree_for(w, thread[i]);
+                if (!t) goto fail;
+                ctx[i] = CCT_SIGNAL(t->index, CCT_NODE_OVERFLOW);
+            }
         }
         if (method && STACKWALK_IS_EXIT(method[i])) {
             w->exits[w->nexits++] = (struct walk_exit){method[i], leaf, i};
-            leaves[nleaves++] = method[i] = leaf;
+            method[i] = leaf;
         }
-        ctx[i] = CCT_SIGNAL(t->index, node);
     }
-    size_t total = nleaves;
+    size_t total = w->nexits;
     for (size_t j = 0; j < w->n; j++)
         total += w->t[j].n;
     w->fns = malloc((total ? total : 1) * sizeof *w->fns);
@@ -328,8 +326,8 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     for (size_t j = 0; j < w->n; j++)
         for (size_t q = CCT_NODE_FIRST; q < w->t[j].n; q++)
             w->fns[w->nfns++] = w->t[j].nodes[q].fn;
-    for (size_t j = 0; j < nleaves; j++)
-        w->fns[w->nfns++] = leaves[j];
+    for (size_t j = 0; j < w->nexits; j++) /* before the words are made one each */
+        w->fns[w->nfns++] = w->exits[j].fn;
     /* one per word, the first row's (the rows come most sampled first) */
     qsort(w->exits, w->nexits, sizeof *w->exits, cmp_exit_word);
     k = 0;
@@ -338,12 +336,10 @@ int walk_trees_build(struct walk_trees *w, size_t n_rows, const uint64_t *thread
     w->nexits = k;
     free(m);
     free(fns);
-    free(leaves);
     return 0;
 fail:
     free(m);
     free(fns);
-    free(leaves);
     walk_trees_free(w);
     return -1;
 }
